@@ -1,0 +1,44 @@
+# Every target sets itself up: the virtual environment and pinned dependencies come first.
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+READY  := $(VENV)/.ready
+SEED   ?= 0
+# Python's str hash feeds ProcTHOR's material choice; fixing it keeps scenes byte-identical.
+export PYTHONHASHSEED := 0
+
+.PHONY: setup test roomspace-100 roomspace-1k roomspace-10k scenes-100 bench lock clean
+
+setup: $(READY)
+
+$(READY): pyproject.toml requirements.lock
+	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (set PYTHON=/path/to/python3.11)" >&2; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps -e .
+	touch $@
+
+test: $(READY)
+	$(BIN)/python -m pytest -q
+
+scenes-100: $(READY)
+	$(BIN)/roomspace scenes --count 100 --seed $(SEED) --out scenes/
+
+roomspace-100: $(READY)
+	$(BIN)/roomspace build --rooms 100 --seed $(SEED) --scenes scenes/ --out out/roomspace-100
+
+roomspace-1k: $(READY)
+	$(BIN)/roomspace build --rooms 1000 --seed $(SEED) --scenes scenes/ --out out/roomspace-1k
+
+roomspace-10k: $(READY)
+	$(BIN)/roomspace build --rooms 10000 --seed $(SEED) --scenes scenes/ --out out/roomspace-10k
+
+bench: $(READY)
+	$(BIN)/python bench/checker.py
+	$(BIN)/python bench/scenes.py
+
+lock: $(READY)
+	{ head -2 requirements.lock; $(BIN)/pip freeze --exclude-editable | grep -v -i '^roomspace'; } > requirements.lock.new && mv requirements.lock.new requirements.lock
+
+clean:
+	rm -rf $(VENV) out
