@@ -19,7 +19,7 @@ class SceneObject:
     type: str  # ProcTHOR objectType, e.g. "DiningTable"
     x: float  # centre, metres east
     z: float  # centre, metres north
-    yaw: float  # degrees, ProcTHOR's rotation about y
+    yaw: float  # degrees in [0, 360), ProcTHOR's rotation about y: clockwise seen from above (yaw 90 turns the front, +z, to +x)
     size: tuple[float, float, float]  # bounding box in the asset's own frame: x width, y height, z depth
     footprint: tuple[Point, ...]  # the box's base rotated by yaw about the centre, counter-clockwise, not closed
     walls: tuple[str, ...]  # walls it touches within grid.WALL_TOLERANCE, e.g. ("north", "west"); () = NTPP
@@ -45,6 +45,7 @@ class Scene:
     side: float  # w, metres
     openings: tuple[Opening, ...]  # the door first, then windows
     objects: tuple[SceneObject, ...]  # every top-level object, in ProcTHOR's order
+    attempt: int = 0  # ProcTHOR was seeded from (seed, index, attempt); > 0 when resampled for prominent objects
 
     @property
     def room_id(self) -> str:
