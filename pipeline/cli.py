@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -30,7 +31,122 @@ def cmd_scenes(args: argparse.Namespace) -> None:
         source=args.source,
         force=args.force,
         progress=not args.quiet,
+        workers=args.workers,
+        scheduler=dask_scheduler(args),
     )
+
+
+def cmd_build(args: argparse.Namespace) -> None:
+    from pipeline.build import BuildPlan, build
+    from pipeline.items import parse_configs
+
+    plan = BuildPlan(name=args.out.name, seed=args.seed, rooms=args.rooms, configs=parse_configs(args.configs),
+                     shard_rooms=args.shard_rooms)
+    report = build(plan, scenes_dir=args.scenes, out=args.out, workers=args.workers, progress=not args.quiet,
+                   scheduler=dask_scheduler(args))
+    rows = ", ".join(f"{name}: {count}" for name, count in report.rows.items())
+    print(f"{args.out}: {sum(report.rows.values())} rows ({rows}); {report.rooms_built} rooms computed now, "
+          f"scenes {report.scene_seconds:.1f} s and items {report.item_seconds:.1f} s of worker time, "
+          f"{report.wall_seconds:.1f} s wall")
+
+
+def dask_scheduler(args: argparse.Namespace) -> str | None:
+    if args.executor == "dask" and not args.scheduler:
+        raise RoomspaceError("--executor dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
+    if args.executor == "local" and args.scheduler:
+        raise RoomspaceError("--scheduler goes with --executor dask")
+    return args.scheduler
+
+
+def add_executor_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--workers", type=positive_int, default=len(os.sched_getaffinity(0)),
+                        help="local worker processes (default: the machine's cores); the output does not depend on it")
+    parser.add_argument("--executor", choices=["local", "dask"], default="local",
+                        help="local: worker processes on this machine (default); dask: a Dask cluster")
+    parser.add_argument("--scheduler", help="the Dask scheduler's address, with --executor dask")
+
+
+def cmd_validate(args: argparse.Namespace) -> None:
+    from pipeline.validate import validate
+
+    report = validate(args.out)
+    nested = ", ".join(report.nested) or "none beside it"
+    print(f"{args.out}: valid: {report.shards} shards, {report.rows} rows match the manifest and the row schema, "
+          f"every answer set holds the rasterised scene's relation; smaller builds nested in it: {nested}")
+
+
+def cmd_push(args: argparse.Namespace) -> None:
+    from pipeline.hub import push
+
+    print(push(args.out, args.repo, args.private))
+
+
+def cmd_schemas(args: argparse.Namespace) -> None:
+    import json
+
+    from pipeline.dataset import ROW_SCHEMA
+
+    path = args.out / "row.schema.json"
+    path.write_text(json.dumps(ROW_SCHEMA, indent=2) + "\n", encoding="utf-8")
+    print(path)
+
+
+def cmd_prompts(args: argparse.Namespace) -> None:
+    import json
+
+    from pipeline.benchmark import load_rows
+    from pipeline.prompts import make_prompts
+
+    try:
+        for prompt in make_prompts(load_rows(args.out, args.config), args.style):
+            print(json.dumps(prompt.record(), ensure_ascii=False))
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader stopped early (`| head`): not an error; silence the exit-time flush
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def cmd_score(args: argparse.Namespace) -> None:
+    from pipeline.score import evaluate, markdown, write_report
+
+    reports = evaluate(args.out, args.config, args.predictions, args.baseline, args.seed)
+    print(markdown(reports), end="")
+    if args.json:
+        write_report(args.json, args.out, args.config, reports)
+    if args.plots:
+        from pipeline.score_plots import write_plots
+
+        for path in write_plots(reports, args.plots):
+            print(f"plot: {path}", file=sys.stderr)
+
+
+def cmd_run_model(args: argparse.Namespace) -> None:
+    from pipeline.benchmark import load_rows
+    from pipeline.prompts import make_prompts
+    from pipeline.run_model import Endpoint, Retry, run_model
+
+    api_key = None
+    if args.api_key_env:
+        api_key = os.environ.get(args.api_key_env)
+        if not api_key:
+            raise RoomspaceError(f"environment variable {args.api_key_env} (--api-key-env) is not set")
+    endpoint = Endpoint(Endpoint.chat_url(args.base_url), args.model, api_key, args.timeout, args.temperature,
+                        args.max_tokens)
+    cache = args.cache or args.predictions_out.with_name(args.predictions_out.name + ".cache.jsonl")
+    report = run_model(make_prompts(load_rows(args.out, args.config), args.style), endpoint, args.predictions_out,
+                       cache, args.concurrency, Retry(args.retries), progress=not args.quiet)
+    print(f"{args.predictions_out}: {report.prompts} prompts, {report.cached} answered from {cache}, "
+          f"{report.asked} asked now, {report.failed} failed")
+    if report.failed:
+        raise RoomspaceError(f"{report.failed} of {report.prompts} prompts got no answer (first: {report.first_error}); "
+                             "they are written as null predictions; re-run the same command to retry only them")
+
+
+def cmd_render(args: argparse.Namespace) -> None:
+    from pipeline.render import render_rooms
+
+    report = render_rooms(args.scenes, args.out, rooms=args.rooms, seed=args.seed, grid=args.grid,
+                          renderer=args.renderer, force=args.force, progress=not args.quiet)
+    print(f"{args.out}: {report.rooms} rooms, {report.rendered} images drawn now, {report.kept} already there")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,7 +163,87 @@ def build_parser() -> argparse.ArgumentParser:
                         help="procthor: sample new houses (default); procthor-10k: the published set, via prior")
     scenes.add_argument("--force", action="store_true", help="resample scenes already on disk")
     scenes.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_executor_options(scenes)
     scenes.set_defaults(run=cmd_scenes)
+
+    build = commands.add_parser("build", help="build a RoomSpace dataset: scenes, items, Parquet shards, card")
+    build.add_argument("--rooms", type=positive_int, required=True, help="number of rooms (100, 1000, 10000, ...)")
+    build.add_argument("--seed", type=int, default=0, help="global seed; room k depends on (seed, k) only")
+    build.add_argument("--scenes", type=Path, default=Path("scenes"), help="scene folder, reused and filled")
+    build.add_argument("--out", type=Path, required=True, help="output folder; its name is the dataset's name")
+    build.add_argument("--configs", default="default",
+                       help="comma-separated configurations (n5_m4_d144), 'default' (n5_m4_d81,n5_m4_d144) "
+                            "or 'sweep' (n 3-7, every m, d 9 and 12)")
+    build.add_argument("--shard-rooms", type=positive_int, default=100,
+                       help="rooms per Parquet shard, the unit of resumption (default: 100)")
+    add_executor_options(build)
+    build.add_argument("--quiet", action="store_true", help="no progress bar")
+    build.set_defaults(run=cmd_build)
+
+    validate = commands.add_parser("validate", help="re-check a built folder: checksums, rows, nesting")
+    validate.add_argument("out", type=Path, help="a folder written by `roomspace build`")
+    validate.set_defaults(run=cmd_validate)
+
+    push = commands.add_parser("push", help="publish a built folder to the Hugging Face Hub")
+    push.add_argument("out", type=Path, help="a folder written by `roomspace build`")
+    push.add_argument("--repo", required=True, help="dataset repository, OWNER/NAME")
+    push.add_argument("--private", action="store_true", help="create the repository private")
+    push.set_defaults(run=cmd_push)
+
+    schemas = commands.add_parser("schemas", help="write the dataset row's JSON Schema (derived from the code)")
+    schemas.add_argument("--out", type=Path, default=Path("schemas"), help="folder (default: schemas)")
+    schemas.set_defaults(run=cmd_schemas)
+
+    prompts = commands.add_parser("prompts", help="print one ready prompt per item as JSON lines (id, prompt, messages)")
+    prompts.add_argument("out", type=Path, help="a folder written by `roomspace build`")
+    prompts.add_argument("--config", help="comma-separated configurations (default: all of the build's)")
+    prompts.add_argument("--style", choices=["plain", "guided"], default="plain",
+                         help="plain: story, question, options (default); guided: also the task and the definitions")
+    prompts.set_defaults(run=cmd_prompts)
+
+    score = commands.add_parser("score", help="score predictions or baselines by consistency with the stories")
+    score.add_argument("out", type=Path, help="a folder written by `roomspace build`")
+    score.add_argument("--predictions", type=Path, action="append", default=[],
+                       help='JSON lines {"id": ..., "prediction": "free text"}; repeat for several systems')
+    score.add_argument("--baseline", action="append", default=[],
+                       choices=["random", "always-yes", "majority", "checker"], help="score a baseline; repeatable")
+    score.add_argument("--config", help="comma-separated configurations (default: all of the build's)")
+    score.add_argument("--seed", type=int, default=0, help="seed of the random baseline")
+    score.add_argument("--json", type=Path, help="also write the scores to this JSON file")
+    score.add_argument("--plots", type=Path, help="also write PNG plots of accuracy against n and m to this folder")
+    score.set_defaults(run=cmd_score)
+
+    run_model = commands.add_parser("run-model", help="ask an OpenAI-compatible chat endpoint every prompt")
+    run_model.add_argument("out", type=Path, help="a folder written by `roomspace build`")
+    run_model.add_argument("--base-url", required=True,
+                           help="the endpoint: http://host:port, .../v1 or .../v1/chat/completions")
+    run_model.add_argument("--model", required=True, help="model name sent with each request")
+    run_model.add_argument("--out", dest="predictions_out", type=Path, required=True,
+                           help="predictions file (JSON lines) for `roomspace score`")
+    run_model.add_argument("--config", help="comma-separated configurations (default: all of the build's)")
+    run_model.add_argument("--style", choices=["plain", "guided"], default="plain", help="prompt style")
+    run_model.add_argument("--concurrency", type=positive_int, default=4, help="requests in flight (default: 4)")
+    run_model.add_argument("--api-key-env", help="environment variable holding the API key (sent as a Bearer token)")
+    run_model.add_argument("--timeout", type=float, default=120.0, help="seconds per request (default: 120)")
+    run_model.add_argument("--retries", type=positive_int, default=5, help="requests per prompt at most (default: 5)")
+    run_model.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default: 0)")
+    run_model.add_argument("--max-tokens", type=positive_int, help="answer length limit sent to the endpoint")
+    run_model.add_argument("--cache", type=Path, help="answer cache (default: the --out file + .cache.jsonl)")
+    run_model.add_argument("--quiet", action="store_true", help="no progress bar")
+    run_model.set_defaults(run=cmd_run_model)
+
+    render = commands.add_parser("render", help="draw each room top-down and from the south door (PNG, for VLM items)")
+    render.add_argument("--scenes", type=Path, default=Path("scenes"), help="scene folder (default: scenes)")
+    render.add_argument("--out", type=Path, default=Path("renders"), help="folder for <room_id>/top_down.png and south_door.png")
+    render.add_argument("--rooms", type=positive_int,
+                        help="rooms 0..N-1 of --seed, sampled into --scenes when missing (default: every scene of --seed there)")
+    render.add_argument("--seed", type=int, default=0, help="global seed of the scenes (default: 0)")
+    render.add_argument("--grid", type=int, help="overlay the d x d grid and the nine regions on the top-down image (d: 9 or 12)")
+    render.add_argument("--renderer", default="offline",
+                        help="offline: drawn from the scene records, no GPU (default); ai2thor: photoreal, needs the Unity build")
+    render.add_argument("--force", action="store_true", help="redraw images already made")
+    render.add_argument("--quiet", action="store_true", help="no progress bar")
+    render.set_defaults(run=cmd_render)
     return parser
 
 

@@ -67,6 +67,7 @@ import numpy as np
 import pipeline
 from pipeline.errors import RoomspaceError
 from pipeline.objects import scene_objects
+from pipeline.parallel import ordered_map
 from pipeline.records import Opening, Scene, SceneObject
 
 ROOM_TYPES = ("Kitchen", "LivingRoom", "Bedroom", "Bathroom")
@@ -666,6 +667,11 @@ def ensure_scene(out: str | os.PathLike, seed: int, index: int, controller: str 
     return scene
 
 
+def _sample_task(task: tuple) -> tuple[dict, Scene]:
+    seed, index, controller, min_prominent = task
+    return sample_scene(seed, index, controller=controller, min_prominent=min_prominent)
+
+
 def sample_scenes(
     count: int,
     seed: int = 0,
@@ -675,11 +681,14 @@ def sample_scenes(
     force: bool = False,
     progress: bool = True,
     min_prominent: int = MIN_PROMINENT,
+    workers: int = 1,
+    scheduler: str | None = None,
 ) -> list[Path]:
     """Sample houses 0..count-1 of global seed `seed` into `out`; the paths of all `count` files.
 
     Scenes already on disk and valid are kept (unless `force`); a corrupt or foreign file is an
-    error that names it. Bad input fails before anything is sampled or written.
+    error that names it. Bad input fails before anything is sampled or written. Houses are
+    sampled by `workers` processes (or on the Dask `scheduler`) and written in order.
     """
     if isinstance(count, bool) or not isinstance(count, int) or count <= 0:
         raise RoomspaceError(f"count must be a positive whole number, got {count!r}")
@@ -702,22 +711,17 @@ def sample_scenes(
     paths = [scene_path(out, seed, k) for k in range(count)]
     todo = [k for k, path in enumerate(paths) if force or _existing(path, seed, k, record_source) is None]
 
-    if source == "procthor-10k":
-        houses = procthor10k_single_rooms(seed) if todo else []
-
-        def make(k: int) -> tuple[dict, Scene]:
-            return procthor10k_scene(houses, seed, k)
-
-    else:
-
-        def make(k: int) -> tuple[dict, Scene]:
-            return sample_scene(seed, k, controller=controller, min_prominent=min_prominent)
-
     from tqdm import tqdm
 
+    if source == "procthor-10k":
+        houses = procthor10k_single_rooms(seed) if todo else []
+        made = (procthor10k_scene(houses, seed, k) for k in todo)
+    else:
+        tasks = [(seed, k, controller, min_prominent) for k in todo]
+        made = ordered_map(_sample_task, tasks, workers, scheduler)
+
     with tqdm(total=count, initial=count - len(todo), unit="room", desc="scenes", file=sys.stderr, disable=not progress) as bar:
-        for k in todo:
-            house, scene = make(k)
+        for k, (house, scene) in zip(todo, made):
             write_scene(paths[k], house, scene)
             bar.update(1)
     return paths

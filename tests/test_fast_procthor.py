@@ -44,3 +44,16 @@ def test_installed_only_inside_the_block():
         fast = polygon.get_all_rectangles()
     assert OrthogonalPolygon._join_neighboring_rectangles is STOCK_JOIN
     assert list(fast) == list(polygon.get_all_rectangles())
+
+
+def stock_and_fast(index: int) -> tuple[str, str]:
+    from pipeline.scenes import dumps, sample_scene, scene_document
+
+    return tuple(dumps(scene_document(*sample_scene(101, index, stock_merge=stock))) for stock in (True, False))
+
+
+def test_thirty_houses_are_byte_identical_to_stock_procthor():
+    from pipeline.parallel import ordered_map
+
+    for index, (stock, fast) in enumerate(ordered_map(stock_and_fast, range(30), workers=2)):
+        assert stock == fast, f"house {index} differs"
