@@ -7,7 +7,7 @@ SEED   ?= 0
 # Python's str hash feeds ProcTHOR's material choice; fixing it keeps scenes byte-identical.
 export PYTHONHASHSEED := 0
 
-.PHONY: setup test roomspace-100 roomspace-1k roomspace-10k scenes-100 bench lock clean
+.PHONY: setup test roomspace-100 roomspace-1k roomspace-10k scenes-100 bench lock clean renders-100
 
 setup: $(READY)
 
@@ -23,6 +23,9 @@ test: $(READY)
 
 scenes-100: $(READY)
 	$(BIN)/roomspace scenes --count 100 --seed $(SEED) --out scenes/
+
+renders-100: $(READY)
+	$(BIN)/roomspace render --rooms 100 --seed $(SEED) --scenes scenes/ --out renders/
 
 roomspace-100: $(READY)
 	$(BIN)/roomspace build --rooms 100 --seed $(SEED) --scenes scenes/ --out out/roomspace-100
