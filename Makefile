@@ -28,7 +28,7 @@ renders-100: $(READY)
 	$(BIN)/roomspace render --rooms 100 --seed $(SEED) --scenes scenes/ --out renders/
 
 roomspace-100: $(READY)
-	$(BIN)/roomspace build --rooms 100 --seed $(SEED) --scenes scenes/ --out out/roomspace-100
+	$(BIN)/roomspace build --rooms 100 --seed $(SEED) --scenes scenes/ --out out/roomspace-100 --vision n5_m4_d144
 
 roomspace-1k: $(READY)
 	$(BIN)/roomspace build --rooms 1000 --seed $(SEED) --scenes scenes/ --out out/roomspace-1k
@@ -38,7 +38,9 @@ roomspace-10k: $(READY)
 
 bench: $(READY)
 	$(BIN)/python bench/checker.py
-	$(BIN)/python bench/scenes.py
+	$(BIN)/python bench/scenes.py --rooms 30
+	$(BIN)/python bench/build.py --rooms 1000
+	$(BIN)/python bench/render.py
 
 lock: $(READY)
 	{ head -2 requirements.lock; $(BIN)/pip freeze --exclude-editable | grep -v -i '^roomspace'; } > requirements.lock.new && mv requirements.lock.new requirements.lock

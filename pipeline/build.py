@@ -17,11 +17,13 @@ from tqdm import tqdm
 
 from pipeline import __version__
 from pipeline.card import dataset_card, merge, room_stats
-from pipeline.dataset import SPLIT, file_sha256, read_rows, to_row, validate_row, write_atomic, write_json, write_parquet
+from pipeline.dataset import SPLIT, arrow_schema, file_sha256, read_rows, to_row, check_row, write_atomic, write_json, write_parquet
 from pipeline.errors import RoomspaceError
 from pipeline.items import Config, room_items
 from pipeline.parallel import ordered_map
-from pipeline.scenes import ensure_scene
+from pipeline.render import offline_images
+from pipeline.scenes import ensure_scene, load_house, scene_path
+from pipeline.vision import vision_config_name, vision_rows
 
 SHARD_ROOMS = 100  # rooms per shard: the unit of atomic output and of resumption
 MANIFEST = "manifest.json"
@@ -35,11 +37,17 @@ class BuildPlan:
     rooms: int
     configs: tuple[Config, ...]
     shard_rooms: int = SHARD_ROOMS
+    vision: tuple[Config, ...] = ()  # base configurations that also get a vision_<base> configuration
 
     def identity(self) -> dict:
         """What makes two builds the same build: a folder holding another identity is refused."""
         return {"name": self.name, "seed": self.seed, "rooms": self.rooms, "shard_rooms": self.shard_rooms,
-                "configs": [c.name for c in self.configs], "roomspace": __version__}
+                "configs": self.outputs, "roomspace": __version__}
+
+    @property
+    def outputs(self) -> list[str]:
+        """Every configuration the build writes, in card order."""
+        return [c.name for c in self.configs] + [vision_config_name(c.name) for c in self.vision]
 
     @property
     def shards(self) -> list[range]:
@@ -47,8 +55,8 @@ class BuildPlan:
         return [range(first, min(first + size, self.rooms)) for first in range(0, self.rooms, size)]
 
 
-def shard_path(config: Config, shard: int) -> str:
-    return f"data/{config.name}/{SPLIT}-{shard:05d}.parquet"
+def shard_path(config: str, shard: int) -> str:
+    return f"data/{config}/{SPLIT}-{shard:05d}.parquet"
 
 
 @dataclass
@@ -60,17 +68,23 @@ class RoomResult:
     item_seconds: float
 
 
-def room_job(seed: int, index: int, scenes_dir: Path, configs: tuple[Config, ...]) -> RoomResult:
+def room_job(seed: int, index: int, scenes_dir: Path, configs: tuple[Config, ...],
+             vision: tuple[Config, ...] = ()) -> RoomResult:
     """Everything one room contributes: its scene (sampled if missing), then its rows per configuration."""
     start = time.perf_counter()
     scene = ensure_scene(scenes_dir, seed, index)
     sampled = time.perf_counter()
-    rows, stats = {}, {}
-    for config in configs:
-        rows[config.name] = [to_row(item) for item in room_items(scene, config)]
-        for row in rows[config.name]:
-            validate_row(row)
-        stats[config.name] = room_stats(rows[config.name], scene.room_type, skipped=not rows[config.name])
+    items = {config: room_items(scene, config) for config in dict.fromkeys(configs + vision)}
+    rows = {config.name: [to_row(item) for item in items[config]] for config in configs}
+    if vision:
+        images = offline_images(scene, load_house(scene_path(scenes_dir, seed, index)))
+        for config in vision:
+            rows[vision_config_name(config.name)] = vision_rows(scene, items[config], images)
+    stats = {}
+    for name, config_rows in rows.items():
+        for row in config_rows:
+            check_row(row)
+        stats[name] = room_stats(config_rows, scene.room_type, skipped=not config_rows)
     return RoomResult(index, rows, stats, sampled - start, time.perf_counter() - sampled)
 
 
@@ -125,7 +139,7 @@ def build(plan: BuildPlan, scenes_dir: Path, out: Path, workers: int = 1, progre
     report = BuildReport(out)
     shards = plan.shards
     todo = [s for s in range(len(shards)) if not shard_done(out, manifest, plan, s)]
-    tasks = [(plan.seed, k, scenes_dir, plan.configs) for s in todo for k in shards[s]]
+    tasks = [(plan.seed, k, scenes_dir, plan.configs, plan.vision) for s in todo for k in shards[s]]
     pending: dict[int, list[RoomResult]] = {s: [] for s in todo}
     shard_of = {k: s for s in todo for k in shards[s]}
     with tqdm(total=plan.rooms, initial=plan.rooms - len(tasks), unit="room", desc=plan.name,
@@ -147,26 +161,26 @@ def build(plan: BuildPlan, scenes_dir: Path, out: Path, workers: int = 1, progre
 
 def write_shard(out: Path, plan: BuildPlan, shard: int, results: list[RoomResult]) -> dict:
     files, stats = {}, {}
-    for config in plan.configs:
-        rows = [row for result in results for row in result.rows[config.name]]
-        path = shard_path(config, shard)
-        files[path] = {"sha256": write_parquet(rows, out / path), "rows": len(rows)}
-        stats[config.name] = {}
+    for name in plan.outputs:
+        rows = [row for result in results for row in result.rows[name]]
+        path = shard_path(name, shard)
+        files[path] = {"sha256": write_parquet(rows, out / path, arrow_schema(name)), "rows": len(rows)}
+        stats[name] = {}
         for result in results:
-            merge(stats[config.name], result.stats[config.name])
+            merge(stats[name], result.stats[name])
     rooms = plan.shards[shard]
     return {"rooms": [rooms.start, rooms.stop], "files": files, "stats": stats}
 
 
 def finish(out: Path, plan: BuildPlan, manifest: dict, report: BuildReport) -> None:
     """The card from the manifest's statistics; then the build is marked complete."""
-    stats: dict[str, dict] = {c.name: {} for c in plan.configs}
+    stats: dict[str, dict] = {name: {} for name in plan.outputs}
     for entry in manifest["shards"].values():
         for name, part in entry["stats"].items():
             merge(stats[name], part)
     report.rows = {name: s.get("rows", 0) for name, s in stats.items()}
     examples = []
-    first_rows = read_rows(sorted((out / "data" / plan.configs[0].name).glob("*.parquet"))[:1])
+    first_rows = read_rows(sorted((out / "data" / plan.outputs[0]).glob("*.parquet"))[:1])
     for setting, view, question_type in EXAMPLES:
         examples.extend([r for r in first_rows if (r["setting"], r["view"], r["question_type"]) ==
                          (setting, view, question_type)][:1])

@@ -41,7 +41,7 @@ def cmd_build(args: argparse.Namespace) -> None:
     from pipeline.items import parse_configs
 
     plan = BuildPlan(name=args.out.name, seed=args.seed, rooms=args.rooms, configs=parse_configs(args.configs),
-                     shard_rooms=args.shard_rooms)
+                     shard_rooms=args.shard_rooms, vision=parse_configs(args.vision) if args.vision else ())
     report = build(plan, scenes_dir=args.scenes, out=args.out, workers=args.workers, progress=not args.quiet,
                    scheduler=dask_scheduler(args))
     rows = ", ".join(f"{name}: {count}" for name, count in report.rows.items())
@@ -174,6 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--configs", default="default",
                        help="comma-separated configurations (n5_m4_d144), 'default' (n5_m4_d81,n5_m4_d144) "
                             "or 'sweep' (n 3-7, every m, d 9 and 12)")
+    build.add_argument("--vision", metavar="CONFIGS",
+                       help="base configurations that also get a multimodal vision_<base> configuration, with "
+                            "rendered images embedded (about 0.5 MB per room each), e.g. n5_m4_d144")
     build.add_argument("--shard-rooms", type=positive_int, default=100,
                        help="rooms per Parquet shard, the unit of resumption (default: 100)")
     add_executor_options(build)

@@ -15,7 +15,6 @@ import typing
 from collections.abc import Iterable
 from pathlib import Path
 
-import jsonschema
 import pyarrow as pa
 import pyarrow.parquet as pq
 from datasets import Features, List, Value
@@ -73,30 +72,89 @@ ROW_SCHEMA = {
     "description": "Derived from pipeline.items.Item; regenerate with `roomspace schema`.",
     **json_schema_of(Item),
 }
-_row_validator = jsonschema.Draft202012Validator(ROW_SCHEMA)
+
+
+class _Mismatch(Exception):
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(message)
+        self.path, self.message = path, message
+
+
+def _within(part: str, mismatch: _Mismatch) -> _Mismatch:
+    return _Mismatch(f"{part}/{mismatch.path}" if mismatch.path else part, mismatch.message)
+
+
+def row_converter(annotation: object):
+    """value -> its plain row value, checking every type against the declaration on the way.
+
+    This is how the row schema is enforced on every row before it is written: a row is made from
+    an `Item` only through this function, so a field of the wrong type cannot reach a shard.
+    """
+    kind, nullable = _unwrap(annotation)
+    if dataclasses.is_dataclass(kind):
+        hints = typing.get_type_hints(kind)
+        parts = [(f.name, row_converter(hints[f.name])) for f in dataclasses.fields(kind)]
+
+        def convert(value):
+            if not isinstance(value, kind):
+                raise _Mismatch("", f"expected {kind.__name__}, got {type(value).__name__}")
+            out = {}
+            for name, part in parts:
+                try:
+                    out[name] = part(getattr(value, name))
+                except _Mismatch as mismatch:
+                    raise _within(name, mismatch) from None
+            return out
+
+    elif typing.get_origin(kind) is tuple:
+        part = row_converter(typing.get_args(kind)[0])
+
+        def convert(value):
+            if not isinstance(value, tuple):
+                raise _Mismatch("", f"expected a tuple, got {type(value).__name__}")
+            out = []
+            for index, element in enumerate(value):
+                try:
+                    out.append(part(element))
+                except _Mismatch as mismatch:
+                    raise _within(str(index), mismatch) from None
+            return out
+
+    else:
+
+        def convert(value):
+            if type(value) is not kind and not (kind is float and type(value) is int):
+                raise _Mismatch("", f"expected {kind.__name__}, got {type(value).__name__} {value!r}")
+            return value
+
+    if not nullable:
+        return convert
+    return lambda value: None if value is None else convert(value)
+
+
+_item_to_row = row_converter(Item)
 
 
 def to_row(item: Item) -> dict:
-    return _plain(dataclasses.asdict(item))
+    """The dataset row of an item, its types checked against the declared schema."""
+    try:
+        return _item_to_row(item)
+    except _Mismatch as mismatch:
+        raise RoomspaceError(f"row {getattr(item, 'id', '?')}: {mismatch.path or '(row)'}: {mismatch.message}") from None
 
 
-def _plain(value):
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
+def check_row(row: dict) -> None:
+    """The invariants every row keeps; a RoomspaceError names the row and the fault.
 
-
-def validate_row(row: dict) -> None:
-    """The schema, then the invariants every row keeps; a RoomspaceError names the row and the fault."""
-    error = next(_row_validator.iter_errors(row), None)
-    if error is not None:
-        path = "/".join(map(str, error.absolute_path)) or "(row)"
-        raise RoomspaceError(f"row {row.get('id', '?')}: {path}: {error.message}")
+    Types are checked where rows are made (`to_row`) and where they are read back (a shard's
+    Arrow schema is the declared one), so this checks what types cannot say.
+    """
     answer_set = row["answer_set"]
-    if not answer_set or row["true_relation"] not in answer_set:
-        raise RoomspaceError(f"row {row['id']}: the rasterised scene's relation {row['true_relation']} "
+    # The scene that answers a row is its witness: the rasterised one for a story, the continuous
+    # one (what a render shows) for an image-only row.
+    witness = "continuous_relation" if row.get("modality") == "image" else "true_relation"
+    if not answer_set or row[witness] not in answer_set:
+        raise RoomspaceError(f"row {row['id']}: the witness relation {row[witness]} ({witness}) "
                              f"is not in the answer set {answer_set}")
     if row["answer_set_size"] != len(answer_set):
         raise RoomspaceError(f"row {row['id']}: answer_set_size disagrees with answer_set")
@@ -117,9 +175,20 @@ def write_atomic(path: Path, write) -> None:
         temporary.unlink(missing_ok=True)
 
 
-def write_parquet(rows: list[dict], path: Path) -> str:
-    """Write validated rows as one Parquet file with the declared schema; returns its sha256."""
-    table = pa.Table.from_pylist(rows, schema=ARROW_SCHEMA)
+def features_of_config(config: str) -> Features:
+    """A configuration's features: the row's, or for vision_<base> the vision row's."""
+    from pipeline.vision import VISION_FEATURES, VISION_PREFIX
+
+    return VISION_FEATURES if config.startswith(VISION_PREFIX) else FEATURES
+
+
+def arrow_schema(config: str) -> pa.Schema:
+    return features_of_config(config).arrow_schema
+
+
+def write_parquet(rows: list[dict], path: Path, schema: pa.Schema = ARROW_SCHEMA) -> str:
+    """Write validated rows as one Parquet file with the given schema; returns its sha256."""
+    table = pa.Table.from_pylist(rows, schema=schema)
     write_atomic(path, lambda target: pq.write_table(table, target, compression="zstd"))
     return file_sha256(path)
 

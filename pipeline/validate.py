@@ -12,7 +12,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipeline.build import MANIFEST
-from pipeline.dataset import file_sha256, validate_row
+from pipeline.dataset import arrow_schema, check_row, file_sha256
 from pipeline.errors import RoomspaceError
 
 
@@ -43,11 +43,15 @@ def check_shards(out: Path, manifest: dict, report: ValidationReport) -> None:
                 raise RoomspaceError(f"{target}: listed in the manifest but missing")
             if file_sha256(target) != expected["sha256"]:
                 raise RoomspaceError(f"{target}: checksum differs from the manifest (damaged or edited)")
-            rows = pq.read_table(target).to_pylist()
+            table = pq.read_table(target)
+            declared = arrow_schema(path.split("/")[1])
+            if not table.schema.equals(declared, check_metadata=False):
+                raise RoomspaceError(f"{target}: its columns are not the declared row schema")
+            rows = table.to_pylist()
             if len(rows) != expected["rows"]:
                 raise RoomspaceError(f"{target}: {len(rows)} rows, the manifest says {expected['rows']}")
             for row in rows:
-                validate_row(row)
+                check_row(row)
             report.shards += 1
             report.rows += len(rows)
 

@@ -83,9 +83,8 @@ def vision_config_name(base: str) -> str:
 
 def to_vision_row(item: VisionItem) -> dict:
     """The row dict for VISION_FEATURES: plain lists, the image as {"bytes", "path"}."""
-    row = to_row(item)
-    row["image"] = {"bytes": item.image, "path": f"{item.room_id}/{item.image_name}.png"}
-    return row
+    return {**to_row(item), "modality": item.modality, "image_name": item.image_name,
+            "image": {"bytes": item.image, "path": f"{item.room_id}/{item.image_name}.png"}}
 
 
 def image_labels(png: bytes) -> dict[str, str] | None:

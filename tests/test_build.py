@@ -1,17 +1,19 @@
 """The main job end to end on real sampled scenes: bytes, resumption, loading with `datasets`."""
 
+import dataclasses
 import json
 from pathlib import Path
 
 import datasets
+import jsonschema
 import pyarrow.parquet as pq
 import pytest
 
 from pipeline.build import MANIFEST, BuildPlan, build
-from pipeline.dataset import FEATURES, ROW_SCHEMA, read_rows, validate_row
+from pipeline.dataset import FEATURES, ROW_SCHEMA, check_row, read_rows, to_row
 from pipeline.errors import RoomspaceError
-from pipeline.items import DEFAULT_CONFIGS, parse_configs
-from pipeline.scenes import sample_scenes, scene_path
+from pipeline.items import DEFAULT_CONFIGS, ROWS_PER_ROOM, Config, parse_configs, room_items
+from pipeline.scenes import load_scene, sample_scenes, scene_path
 
 SEED = 11
 ROOMS = 6
@@ -52,15 +54,15 @@ def test_every_configuration_loads_with_the_declared_features(built):
     for config in DEFAULT_CONFIGS:
         ds = datasets.load_dataset(str(built), config.name, split="test")
         assert ds.features == FEATURES
-        assert len(ds) == ROOMS * 32
+        assert len(ds) == ROOMS * ROWS_PER_ROOM
         assert set(ds["config"]) == {config.name}
 
 
 def test_every_row_is_valid_and_keeps_the_witness(built):
     rows = read_rows(sorted(built.glob("data/*/*.parquet")))
-    assert len(rows) == 2 * ROOMS * 32
+    assert len(rows) == 2 * ROOMS * ROWS_PER_ROOM
     for row in rows:
-        validate_row(row)
+        check_row(row)
         assert row["true_relation"] in row["answer_set"]
 
 
@@ -76,7 +78,7 @@ def test_card_declares_each_configuration_and_its_statistics(built):
         assert f"config_name: {config.name}" in header
         assert f"path: data/{config.name}/*.parquet" in header
         assert f"### {config.name}" in card
-    assert f"num_examples: {ROOMS * 32}" in header
+    assert f"num_examples: {ROOMS * ROWS_PER_ROOM}" in header
     assert "IJCAI-24" in card and "Answer: **" in card
     manifest = json.loads((built / MANIFEST).read_text())
     assert manifest["complete"] is True
@@ -135,3 +137,14 @@ def test_row_schema_file_is_the_one_derived_from_the_code():
 def test_unknown_configuration_is_refused_before_building():
     with pytest.raises(RoomspaceError, match="n5_m9_d144|m"):
         parse_configs("n5_m4_d144,n5_m10_d144")
+
+
+def test_rows_of_the_wrong_type_are_refused_and_real_rows_fit_the_exported_schema(built, scenes):
+    item = room_items(load_scene(scene_path(scenes, SEED, 0)), Config(5, 4, 12))[0]
+    for row in [to_row(item), *read_rows(sorted(built.glob("data/n5_m4_d81/*.parquet")))[:50]]:
+        jsonschema.validate(row, ROW_SCHEMA)
+    with pytest.raises(RoomspaceError, match="hops: expected int"):
+        to_row(dataclasses.replace(item, hops="4"))
+    wrong_cell = dataclasses.replace(item.objects[0], i=1.5)
+    with pytest.raises(RoomspaceError, match="objects/0/i: expected int"):
+        to_row(dataclasses.replace(item, objects=(wrong_cell, *item.objects[1:])))

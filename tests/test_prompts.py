@@ -5,7 +5,7 @@ import math
 import re
 
 import pytest
-from synthetic import synthetic_scene
+from handmade import handmade_scene
 
 from pipeline.dataset import to_row
 from pipeline.errors import RoomspaceError
@@ -17,7 +17,7 @@ from pipeline.relations import distance, relation_words
 @pytest.fixture(scope="module")
 def rows() -> list[dict]:
     return [to_row(item) for config in (Config(5, 4, 9), Config(4, 3, 12))
-            for item in room_items(synthetic_scene(2), config)]
+            for item in room_items(handmade_scene(2), config)]
 
 
 def pick(rows, **wanted) -> dict:

@@ -13,7 +13,7 @@ import pytest
 
 from pipeline.build import MANIFEST, BuildPlan, build
 from pipeline.errors import RoomspaceError
-from pipeline.items import DEFAULT_CONFIGS
+from pipeline.items import DEFAULT_CONFIGS, ROWS_PER_ROOM
 from pipeline.scenes import sample_scenes
 from pipeline.validate import validate
 
@@ -69,7 +69,7 @@ def test_sigkill_part_way_then_rerun_gives_the_same_output(reference, tmp_path):
     rerun = subprocess.run(cli_build(scenes, out), capture_output=True, text=True, timeout=300)
     assert rerun.returncode == 0, rerun.stderr
     assert files(out) == files(reference)
-    assert validate(out).rows == 2 * ROOMS * 32
+    assert validate(out).rows == 2 * ROOMS * ROWS_PER_ROOM
 
 
 def test_dask_cluster_writes_the_same_bytes(scenes, reference, tmp_path):
@@ -117,7 +117,7 @@ def test_validate_finds_damage_and_checks_nesting(scenes, reference, tmp_path):
     build(BuildPlan(name="roomspace-small", seed=SEED, rooms=5, configs=DEFAULT_CONFIGS, shard_rooms=3),
           scenes, small, workers=1, progress=False)
     report = validate(large)
-    assert report.rows == 2 * ROOMS * 32 and report.nested == ["roomspace-small"]
+    assert report.rows == 2 * ROOMS * ROWS_PER_ROOM and report.nested == ["roomspace-small"]
     shard = next(large.glob("data/n5_m4_d81/*.parquet"))
     shard.write_bytes(shard.read_bytes()[:-10] + b"0123456789")
     with pytest.raises(RoomspaceError, match="checksum"):

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 from PIL import Image
-from synthetic import box
+from handmade import box
 
 from pipeline.errors import RoomspaceError
 from pipeline.grid import walls_touched

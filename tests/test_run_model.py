@@ -13,7 +13,7 @@ import pytest
 from pipeline.build import BuildPlan, build
 from pipeline.cli import main
 from pipeline.errors import RoomspaceError
-from pipeline.items import parse_configs
+from pipeline.items import ROWS_PER_ROOM, parse_configs
 from pipeline.prompts import Prompt
 from pipeline.run_model import AnswerCache, Endpoint, Retry, run_model
 from pipeline.scenes import sample_scenes
@@ -186,9 +186,9 @@ def test_run_model_then_score_from_the_command_line(server, tmp_path, capsys, mo
     assert "ROOMSPACE_TEST_KEY" in capsys.readouterr().err
     monkeypatch.setenv("ROOMSPACE_TEST_KEY", "k")
     assert main(argv) == 0
-    assert "64 prompts, 0 answered from" in capsys.readouterr().out
+    assert f"{2 * ROWS_PER_ROOM} prompts, 0 answered from" in capsys.readouterr().out
     assert main(argv) == 0
-    assert "64 answered from" in capsys.readouterr().out
+    assert f"{2 * ROWS_PER_ROOM} answered from" in capsys.readouterr().out
     assert main(["score", str(built), "--predictions", str(preds)]) == 0
     table = capsys.readouterr().out
-    assert "| preds | 64 | 0 | 0 |" in table  # every item answered and parsed: YN "Yes", FR "north"
+    assert f"| preds | {2 * ROWS_PER_ROOM} | 0 | 0 |" in table  # every item answered and parsed: YN "Yes", FR "north"

@@ -127,7 +127,7 @@ def test_sampling_leaves_global_rngs_alone():
     random.seed(7)
     np.random.seed(7)
     scenes.room_type_for(1, 2)  # cheap; the expensive path is covered by the byte tests
-    with scenes._procthor_for_roomspace([], offline=True):
+    with scenes._procthor_for_roomspace([], offline=True, stock_merge=False):
         random.random()
         np.random.random()
     assert (random.random(), np.random.random()) == expected
@@ -226,7 +226,7 @@ def test_resampling_keeps_room_type_and_records_the_best_attempt(monkeypatch):
     house, scene = sample_scene(SEED, 1, min_prominent=1000)  # never reached: both attempts run
     counts = []
     for attempt in (0, 1):
-        data, hung = scenes._generate(scenes.room_seed(SEED, 1, attempt), scene.room_type, "offline")
+        data, hung = scenes._generate(scenes.room_seed(SEED, 1, attempt), scene.room_type, "offline", False)
         record = scenes._record(json.loads(dumps(data)), hung, SEED, 1, attempt, "procthor-offline", scenes.versions())
         counts.append(len(record.prominent))
     assert scene.room_type == scenes.room_type_for(SEED, 1)

@@ -1,4 +1,4 @@
-"""Scene records built by hand, for testing the stages after sampling without running ProcTHOR."""
+"""Scene records made by hand, for testing the stages after sampling without running ProcTHOR."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def box(x: float, z: float, width: float, depth: float, yaw: float) -> tuple[tup
     return tuple((round(x + u * c + v * s, 6), round(z - u * s + v * c, 6)) for u, v in corners)
 
 
-def synthetic_scene(index: int, count: int = 7, side: float = 5.4, seed: int = 7) -> Scene:
+def handmade_scene(index: int, count: int = 7, side: float = 5.4, seed: int = 7) -> Scene:
     """A room with `count` prominent objects at seeded places, some against walls, with a repeated type."""
     rng = Random(index)
     objects = []

@@ -1,0 +1,74 @@
+"""Items per second and peak memory of a build, measured on a real `roomspace build` subprocess.
+
+    python bench/build.py [--rooms 1000] [--workers 2] [--scenes scenes]
+
+Builds into a temporary folder from the scene folder (sampling what is missing first, timed
+apart), samples the resident memory of the whole process tree every 50 ms, and prints the wall
+time, rows, rows per second of item generation and the peak memory of the tree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+
+
+def tree_rss(process: psutil.Process) -> int:
+    total = 0
+    for member in [process, *process.children(recursive=True)]:
+        try:
+            total += member.memory_info().rss
+        except psutil.NoSuchProcess:
+            pass
+    return total
+
+
+def run(command: list[str]) -> tuple[float, int, str]:
+    """(wall seconds, peak tree RSS in bytes, stdout) of a command."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    watched = psutil.Process(process.pid)
+    peak = 0
+    while process.poll() is None:
+        peak = max(peak, tree_rss(watched))
+        time.sleep(0.05)
+    out = process.stdout.read()
+    if process.returncode:
+        sys.exit(f"{' '.join(command)} failed with exit code {process.returncode}")
+    return time.perf_counter() - started, peak, out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rooms", type=int, default=1000)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--scenes", type=Path, default=Path("scenes"))
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    roomspace = [sys.executable, "-m", "pipeline.cli"]
+    common = ["--seed", str(args.seed), "--workers", str(args.workers), "--quiet"]
+
+    scenes_wall, scenes_peak, _ = run([*roomspace, "scenes", "--count", str(args.rooms), "--out", str(args.scenes), *common])
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / f"roomspace-bench-{args.rooms}"
+        wall, peak, report = run([*roomspace, "build", "--rooms", str(args.rooms), "--scenes", str(args.scenes),
+                                  "--out", str(out), *common])
+    rows = int(re.search(r": (\d+) rows", report).group(1))
+    item_seconds = float(re.search(r"items ([\d.]+) s", report).group(1))
+    print(f"scenes for {args.rooms} rooms (missing ones sampled): {scenes_wall:.1f} s wall, "
+          f"peak {scenes_peak / 2**20:.0f} MiB")
+    print(f"build of {args.rooms} rooms, {args.workers} workers, scenes on disk: {wall:.1f} s wall, {rows} rows, "
+          f"{rows / item_seconds:.0f} rows/s per worker ({rows / wall:.0f} rows/s wall), "
+          f"peak {peak / 2**20:.0f} MiB for the whole process tree")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
