@@ -23,11 +23,13 @@ from pipeline.items import Config, room_items
 from pipeline.parallel import ordered_map
 from pipeline.render import offline_images
 from pipeline.scenes import ensure_scene, load_house, scene_path
+from pipeline.twins import twin_config_name, twin_items
 from pipeline.vision import vision_config_name, vision_rows
 
 SHARD_ROOMS = 100  # rooms per shard: the unit of atomic output and of resumption
 MANIFEST = "manifest.json"
-EXAMPLES = (("o2_d2_layout", "top_down", "FR"), ("o2", "north_facing", "YN"), ("tpp", "north_facing", "FR"))
+EXAMPLES = (("o2_d2_layout", "top_down", "FR"), ("o2", "north_facing", "YN"), ("tpp", "north_facing", "FR"),
+            ("rcc8", "top_down", "YN"))
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,7 @@ class BuildPlan:
     configs: tuple[Config, ...]
     shard_rooms: int = SHARD_ROOMS
     vision: tuple[Config, ...] = ()  # base configurations that also get a vision_<base> configuration
+    twins: tuple[Config, ...] = ()  # base configurations that also get a name-swapped twin_<base> configuration
 
     def identity(self) -> dict:
         """What makes two builds the same build: a folder holding another identity is refused."""
@@ -47,7 +50,8 @@ class BuildPlan:
     @property
     def outputs(self) -> list[str]:
         """Every configuration the build writes, in card order."""
-        return [c.name for c in self.configs] + [vision_config_name(c.name) for c in self.vision]
+        return ([c.name for c in self.configs] + [vision_config_name(c.name) for c in self.vision]
+                + [twin_config_name(c.name) for c in self.twins])
 
     @property
     def shards(self) -> list[range]:
@@ -69,13 +73,15 @@ class RoomResult:
 
 
 def room_job(seed: int, index: int, scenes_dir: Path, configs: tuple[Config, ...],
-             vision: tuple[Config, ...] = ()) -> RoomResult:
+             vision: tuple[Config, ...] = (), twins: tuple[Config, ...] = ()) -> RoomResult:
     """Everything one room contributes: its scene (sampled if missing), then its rows per configuration."""
     start = time.perf_counter()
     scene = ensure_scene(scenes_dir, seed, index)
     sampled = time.perf_counter()
-    items = {config: room_items(scene, config) for config in dict.fromkeys(configs + vision)}
+    items = {config: room_items(scene, config) for config in dict.fromkeys(configs + vision + twins)}
     rows = {config.name: [to_row(item) for item in items[config]] for config in configs}
+    for config in twins:
+        rows[twin_config_name(config.name)] = [to_row(item) for item in twin_items(items[config])]
     if vision:
         images = offline_images(scene, load_house(scene_path(scenes_dir, seed, index)))
         for config in vision:
@@ -139,7 +145,7 @@ def build(plan: BuildPlan, scenes_dir: Path, out: Path, workers: int = 1, progre
     report = BuildReport(out)
     shards = plan.shards
     todo = [s for s in range(len(shards)) if not shard_done(out, manifest, plan, s)]
-    tasks = [(plan.seed, k, scenes_dir, plan.configs, plan.vision) for s in todo for k in shards[s]]
+    tasks = [(plan.seed, k, scenes_dir, plan.configs, plan.vision, plan.twins) for s in todo for k in shards[s]]
     pending: dict[int, list[RoomResult]] = {s: [] for s in todo}
     shard_of = {k: s for s in todo for k in shards[s]}
     with tqdm(total=plan.rooms, initial=plan.rooms - len(tasks), unit="room", desc=plan.name,

@@ -41,7 +41,8 @@ def cmd_build(args: argparse.Namespace) -> None:
     from pipeline.items import parse_configs
 
     plan = BuildPlan(name=args.out.name, seed=args.seed, rooms=args.rooms, configs=parse_configs(args.configs),
-                     shard_rooms=args.shard_rooms, vision=parse_configs(args.vision) if args.vision else ())
+                     shard_rooms=args.shard_rooms, vision=parse_configs(args.vision) if args.vision else (),
+                     twins=parse_configs(args.twins) if args.twins else ())
     report = build(plan, scenes_dir=args.scenes, out=args.out, workers=args.workers, progress=not args.quiet,
                    scheduler=dask_scheduler(args))
     rows = ", ".join(f"{name}: {count}" for name, count in report.rows.items())
@@ -177,6 +178,9 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--vision", metavar="CONFIGS",
                        help="base configurations that also get a multimodal vision_<base> configuration, with "
                             "rendered images embedded (about 0.5 MB per room each), e.g. n5_m4_d144")
+    build.add_argument("--twins", metavar="CONFIGS",
+                       help="base configurations that also get a twin_<base> configuration: the same items with "
+                            "invented object and relation words (defined in each story), e.g. n5_m4_d144")
     build.add_argument("--shard-rooms", type=positive_int, default=100,
                        help="rooms per Parquet shard, the unit of resumption (default: 100)")
     add_executor_options(build)
