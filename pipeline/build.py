@@ -17,7 +17,8 @@ from tqdm import tqdm
 
 from pipeline import __version__
 from pipeline.card import dataset_card, merge, room_stats
-from pipeline.dataset import SPLIT, arrow_schema, file_sha256, read_rows, to_row, check_row, write_atomic, write_json, write_parquet
+from pipeline.dataset import SPLIT, arrow_schema, file_sha256, read_rows, to_row, check_row, write_json, write_parquet
+from pipeline.files import write_atomic
 from pipeline.errors import RoomspaceError
 from pipeline.items import Config, room_items
 from pipeline.parallel import ordered_map

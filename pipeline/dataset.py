@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import os
 import types
 import typing
 from collections.abc import Iterable
@@ -20,6 +19,7 @@ import pyarrow.parquet as pq
 from datasets import Features, List, Value
 
 from pipeline.errors import RoomspaceError
+from pipeline.files import write_atomic
 from pipeline.items import Item
 
 SPLIT = "test"  # a benchmark: every row is for evaluation
@@ -162,17 +162,6 @@ def check_row(row: dict) -> None:
         yes, no = row["options"]
         if row["answer"] != (yes if row["candidate"] in answer_set else no):
             raise RoomspaceError(f"row {row['id']}: YN answer disagrees with the answer set")
-
-
-def write_atomic(path: Path, write) -> None:
-    """Write through a temporary file in the same folder, so a reader never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        write(temporary)
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
 
 
 def features_of_config(config: str) -> Features:

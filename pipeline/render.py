@@ -31,7 +31,6 @@ RENDER_KEY (what drew it; an image is redrawn when it differs) and LABELS_KEY (J
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 import math
@@ -49,6 +48,7 @@ from shapely.geometry import Polygon, box
 
 from pipeline.assets import data_json
 from pipeline.errors import RoomspaceError
+from pipeline.files import writable_folder, write_atomic
 from pipeline.grid import check_grid_size
 from pipeline.items import type_words
 from pipeline.records import Scene, SceneObject
@@ -615,26 +615,6 @@ def render_key_of(path: Path) -> str | None:
         return None
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        temporary.write_bytes(data)
-        os.replace(temporary, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            temporary.unlink()
-
-
-def _check_out_folder(out: Path) -> None:
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / f".roomspace-write-test.{os.getpid()}"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as error:
-        raise RoomspaceError(f"cannot write to output folder {out}: {error.strerror or error}") from None
-
-
 def _scene_files(scenes_dir: Path, seed: int, rooms: int | None) -> tuple[int, Iterator[Path]]:
     """(how many, the scene files to render): rooms 0..rooms-1 of `seed`, sampled when missing,
     else every scene file of `seed` in the folder."""
@@ -683,7 +663,7 @@ def render_rooms(
     scenes_dir, out = Path(scenes_dir), Path(out)
     total, paths = _scene_files(scenes_dir, seed, rooms)
     draw, keys = _renderer(renderer, grid)
-    _check_out_folder(out)
+    writable_folder(out)
 
     rendered = kept = count = 0
     with tqdm(total=total, unit="room", desc="renders", file=sys.stderr, disable=not progress) as bar:
@@ -696,7 +676,7 @@ def render_rooms(
                 images = draw(scene, load_house(path))
                 folder.mkdir(exist_ok=True)
                 for name in todo:
-                    atomic_write_bytes(targets[name], images[name])
+                    write_atomic(targets[name], lambda target: target.write_bytes(images[name]))
             rendered += len(todo)
             kept += len(IMAGES) - len(todo)
             count += 1

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from pipeline.dataset import write_atomic
+from pipeline.files import write_atomic
 from pipeline.errors import RoomspaceError
 from pipeline.prompts import Prompt
 

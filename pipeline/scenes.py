@@ -66,6 +66,7 @@ import numpy as np
 
 import pipeline
 from pipeline.errors import RoomspaceError
+from pipeline.files import writable_folder, write_atomic
 from pipeline.objects import scene_objects
 from pipeline.parallel import ordered_map
 from pipeline.records import Opening, Scene, SceneObject
@@ -608,34 +609,7 @@ def write_scene(path: Path, house: dict, scene: Scene) -> None:
     problems = schema_errors(document)
     if problems:
         raise RoomspaceError(f"scene {scene.room_id} breaks the scene schema: {problems[0]}")
-    _atomic_write(path, dumps(document))
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
-
-
-def _check_out_folder(out: Path) -> None:
-    """Make `out` and prove it writable, before anything is sampled."""
-    if out.exists() and not out.is_dir():
-        raise RoomspaceError(f"output folder {out} is not a folder")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / f".roomspace-write-test.{os.getpid()}"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as error:
-        raise RoomspaceError(f"cannot write to output folder {out}: {error.strerror or error}") from None
+    write_atomic(path, lambda target: target.write_text(dumps(document), encoding="utf-8", newline="\n"))
 
 
 def _existing(path: Path, seed: int, index: int, source: str) -> Scene | None:
@@ -705,7 +679,7 @@ def sample_scenes(
     elif controller == "ai2thor":
         check_ai2thor_build()
     out = Path(out)
-    _check_out_folder(out)
+    writable_folder(out)
 
     record_source = SOURCE_NAMES["procthor-10k" if source == "procthor-10k" else controller]
     paths = [scene_path(out, seed, k) for k in range(count)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.dataset import write_atomic
+from pipeline.files import write_atomic
 from pipeline.facts import SETTINGS
 from pipeline.score import PLOTTED, Metrics, Report
 
