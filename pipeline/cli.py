@@ -20,6 +20,11 @@ def positive_int(text: str) -> int:
     return value
 
 
+def machine_cores() -> int:
+    """The cores this process may use (all of them where the OS cannot say)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def cmd_scenes(args: argparse.Namespace) -> None:
     from pipeline.scenes import sample_scenes
 
@@ -60,7 +65,7 @@ def dask_scheduler(args: argparse.Namespace) -> str | None:
 
 
 def add_executor_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--workers", type=positive_int, default=len(os.sched_getaffinity(0)),
+    parser.add_argument("--workers", type=positive_int, default=machine_cores(),
                         help="local worker processes (default: the machine's cores); the output does not depend on it")
     parser.add_argument("--executor", choices=["local", "dask"], default="local",
                         help="local: worker processes on this machine (default); dask: a Dask cluster")
