@@ -93,18 +93,18 @@ def _snap(cell: Cell, touched: tuple[str, ...], d: int) -> Cell:
     i, j = cell
     if not touched:
         return (min(max(i, 1), d - 2), min(max(j, 1), d - 2))
-    # An object spanning the room touches two opposite walls; the border nearer its centre's
-    # cell keeps it TPP and moves it least.
-    if "west" in touched and "east" in touched:
-        i = 0 if 2 * i < d - 1 else d - 1
-    elif "west" in touched:
-        i = 0
-    elif "east" in touched:
-        i = d - 1
-    if "south" in touched and "north" in touched:
-        j = 0 if 2 * j < d - 1 else d - 1
-    elif "south" in touched:
-        j = 0
-    elif "north" in touched:
-        j = d - 1
-    return (i, j)
+    return (_snap_axis(i, "west" in touched, "east" in touched, d),
+            _snap_axis(j, "south" in touched, "north" in touched, d))
+
+
+def _snap_axis(k: int, low: bool, high: bool, d: int) -> int:
+    """One axis of a TPP cell: onto the low (west/south) or high (east/north) border it touches."""
+    if low and high:
+        # An object spanning the room touches two opposite walls; the border nearer its centre's
+        # cell keeps it TPP and moves it least.
+        return 0 if 2 * k < d - 1 else d - 1
+    if low:
+        return 0
+    if high:
+        return d - 1
+    return k

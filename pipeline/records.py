@@ -12,6 +12,11 @@ from dataclasses import dataclass
 Point = tuple[float, float]
 
 
+def room_id(seed: int, index: int) -> str:
+    """The name of house `index` of global seed `seed`: its scene file's stem and its rows' room_id."""
+    return f"s{seed}-{index:06d}"
+
+
 @dataclass(frozen=True)
 class SceneObject:
     id: str
@@ -49,7 +54,7 @@ class Scene:
 
     @property
     def room_id(self) -> str:
-        return f"s{self.seed}-{self.index:06d}"
+        return room_id(self.seed, self.index)
 
     @property
     def prominent(self) -> tuple[SceneObject, ...]:

@@ -69,7 +69,7 @@ from pipeline.errors import RoomspaceError
 from pipeline.files import writable_folder, write_atomic
 from pipeline.objects import scene_objects
 from pipeline.parallel import ordered_map
-from pipeline.records import Opening, Scene, SceneObject
+from pipeline.records import Opening, Scene, SceneObject, room_id
 
 ROOM_TYPES = ("Kitchen", "LivingRoom", "Bedroom", "Bathroom")
 ROOM_SPEC_IDS = {"Kitchen": "kitchen", "LivingRoom": "living-room", "Bedroom": "bedroom", "Bathroom": "bathroom"}
@@ -105,10 +105,6 @@ def room_seed(seed: int, index: int, attempt: int = 0) -> int:
 def room_type_for(seed: int, index: int) -> str:
     """The room type of house (seed, index): uniform over ROOM_TYPES, the same for all attempts."""
     return ROOM_TYPES[int.from_bytes(_digest("room-type", seed, index)[:8], "big") % len(ROOM_TYPES)]
-
-
-def room_id(seed: int, index: int) -> str:
-    return f"s{seed}-{index:06d}"
 
 
 def scene_path(out: str | os.PathLike, seed: int, index: int) -> Path:
