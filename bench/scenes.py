@@ -1,8 +1,8 @@
-"""Seconds per room of scene sampling: stock ProcTHOR rectangle merging against pipeline.fast_procthor.
+"""Seconds per room of scene sampling: stock ProcTHOR against ProcTHOR with pipeline.fast_procthor installed.
 
     python bench/scenes.py [--rooms 30] [--seed 0]
 
-Each room is sampled twice in this process, `sample_scene(seed, k, stock_merge=True)` then
+Each room is sampled twice in this process, `sample_scene(seed, k, stock_procthor=True)` then
 `sample_scene(seed, k)`, and the two house files must be byte-identical. Printed: one line per
 room, then the totals and the speed-up measured in this run.
 """
@@ -17,9 +17,9 @@ import time
 from pipeline.scenes import dumps, sample_scene, scene_document
 
 
-def timed(seed: int, index: int, stock_merge: bool) -> tuple[float, str, object]:
+def timed(seed: int, index: int, stock_procthor: bool) -> tuple[float, str, object]:
     started = time.perf_counter()
-    house, scene = sample_scene(seed, index, stock_merge=stock_merge)
+    house, scene = sample_scene(seed, index, stock_procthor=stock_procthor)
     return time.perf_counter() - started, dumps(scene_document(house, scene)), scene
 
 
@@ -33,10 +33,10 @@ def main(argv: list[str] | None = None) -> int:
     stock_times, fast_times = [], []
     print(f"{'room':>14} {'type':>10} {'objects':>7} {'stock s':>8} {'fast s':>8} {'ratio':>6} same")
     for k in range(args.rooms):
-        stock, stock_bytes, scene = timed(args.seed, k, stock_merge=True)
-        fast, fast_bytes, _ = timed(args.seed, k, stock_merge=False)
+        stock, stock_bytes, scene = timed(args.seed, k, stock_procthor=True)
+        fast, fast_bytes, _ = timed(args.seed, k, stock_procthor=False)
         if stock_bytes != fast_bytes:
-            print(f"{scene.room_id}: the fast merge changed the house", file=sys.stderr)
+            print(f"{scene.room_id}: pipeline.fast_procthor changed the house", file=sys.stderr)
             return 1
         stock_times.append(stock)
         fast_times.append(fast)

@@ -270,6 +270,7 @@ class _SortedSet(set):
         return iter(sorted(set.__iter__(self)))
 
 
+@lru_cache(maxsize=None)  # one function per original, so pipeline.fast_procthor can parse once
 def _sorted_asset_groups(original):
     def get_asset_groups() -> dict:
         groups = original()
@@ -361,14 +362,14 @@ def _patched(module, name: str, value) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _procthor_for_roomspace(floor_counts: list[int], offline: bool, stock_merge: bool) -> Iterator[None]:
-    """ProcTHOR with the door stage, the determinism fixes, the fast rectangle merge (unless
-    `stock_merge`) and (offline) no Unity stages."""
+def _procthor_for_roomspace(floor_counts: list[int], offline: bool, stock_procthor: bool) -> Iterator[None]:
+    """ProcTHOR with the door stage, the determinism fixes, pipeline.fast_procthor's equivalents
+    (unless `stock_procthor`) and (offline) no Unity stages."""
     import procthor.databases as databases
     import procthor.generation as generation
     import procthor.generation.materials as materials
 
-    from pipeline.fast_procthor import installed as fast_merge_installed
+    from pipeline.fast_procthor import installed as fast_procthor_installed
     from pipeline.offline_thor import offline_stages
 
     original_wall_objects = generation.add_wall_objects
@@ -387,8 +388,8 @@ def _procthor_for_roomspace(floor_counts: list[int], offline: bool, stock_merge:
         stack.enter_context(_patched(databases, "_get_asset_groups", _sorted_asset_groups(databases._get_asset_groups)))
         if offline:
             stack.enter_context(offline_stages())
-        if not stock_merge:
-            stack.enter_context(fast_merge_installed())
+        if not stock_procthor:
+            stack.enter_context(fast_procthor_installed())
         databases.get_spawnable_asset_group_info.cache_clear()
         try:
             yield
@@ -459,7 +460,7 @@ def _check_controller(controller: str) -> None:
 # --------------------------------------------------------------------------- sampling
 
 
-def _generate(seed_value: int, room_type: str, controller: str, stock_merge: bool) -> tuple[dict, set[str]]:
+def _generate(seed_value: int, room_type: str, controller: str, stock_procthor: bool) -> tuple[dict, set[str]]:
     """One ProcTHOR house (house JSON, ids of the wall-hung objects)."""
     from procthor.generation import PROCTHOR10K_ROOM_SPEC_SAMPLER, HouseGenerator
     from procthor.generation.house import HouseStructure, PartialHouse
@@ -470,7 +471,7 @@ def _generate(seed_value: int, room_type: str, controller: str, stock_merge: boo
     thor = OfflineController() if offline else _ai2thor_controller()
     spec = PROCTHOR10K_ROOM_SPEC_SAMPLER[ROOM_SPEC_IDS[room_type]]
     floor_counts: list[int] = []
-    with _procthor_for_roomspace(floor_counts, offline=offline, stock_merge=stock_merge), warnings.catch_warnings():
+    with _procthor_for_roomspace(floor_counts, offline=offline, stock_procthor=stock_procthor), warnings.catch_warnings():
         # procthor's pandas idioms (inplace=True, ...) warn under pandas 3: not ours to fix
         warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"procthor(\.|$)")
         warnings.filterwarnings("ignore", category=FutureWarning, module=r"procthor(\.|$)")
@@ -565,12 +566,12 @@ def _record(
 
 
 def sample_scene(
-    seed: int, index: int, controller: str = "offline", min_prominent: int = MIN_PROMINENT, stock_merge: bool = False
+    seed: int, index: int, controller: str = "offline", min_prominent: int = MIN_PROMINENT, stock_procthor: bool = False
 ) -> tuple[dict, Scene]:
     """House `index` of global seed `seed`: (ProcTHOR house JSON, record), as written to disk.
 
-    `stock_merge` runs ProcTHOR's own rectangle merge instead of pipeline.fast_procthor's
-    (the same houses, about ten times slower): for tests and benchmarks that compare them.
+    `stock_procthor` runs ProcTHOR's own code where pipeline.fast_procthor has equivalents
+    (the same houses, much slower; bench/scenes.py measures it): for tests and benchmarks.
 
     If the house has fewer than `min_prominent` prominent objects, it is resampled from
     (seed, index, attempt) for attempt = 1, 2, ... < MAX_ATTEMPTS, keeping the room type; the
@@ -584,7 +585,7 @@ def sample_scene(
     versions_ = versions(controller)
     best: tuple[dict, Scene] | None = None
     for attempt in range(MAX_ATTEMPTS):
-        data, hung = _generate(room_seed(seed, index, attempt), room_type, controller, stock_merge)
+        data, hung = _generate(room_seed(seed, index, attempt), room_type, controller, stock_procthor)
         house = json.loads(dumps(data))
         scene = _record(house, hung, seed, index, attempt, source, versions_)
         if best is None or len(scene.prominent) > len(best[1].prominent):

@@ -127,7 +127,7 @@ def test_sampling_leaves_global_rngs_alone():
     random.seed(7)
     np.random.seed(7)
     scenes.room_type_for(1, 2)  # cheap; the expensive path is covered by the byte tests
-    with scenes._procthor_for_roomspace([], offline=True, stock_merge=False):
+    with scenes._procthor_for_roomspace([], offline=True, stock_procthor=False):
         random.random()
         np.random.random()
     assert (random.random(), np.random.random()) == expected
