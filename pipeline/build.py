@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pyarrow as pa
 from tqdm import tqdm
 
 from pipeline import __version__
@@ -67,7 +68,7 @@ def shard_path(config: str, shard: int) -> str:
 @dataclass
 class RoomResult:
     index: int
-    rows: dict[str, list[dict]]
+    tables: dict[str, pa.Table]  # a room's rows per output, made in the worker: cheap to send back
     stats: dict[str, dict]
     scene_seconds: float
     item_seconds: float
@@ -92,7 +93,8 @@ def room_job(seed: int, index: int, scenes_dir: Path, configs: tuple[Config, ...
         for row in config_rows:
             check_row(row)
         stats[name] = room_stats(config_rows, scene.room_type, skipped=not config_rows)
-    return RoomResult(index, rows, stats, sampled - start, time.perf_counter() - sampled)
+    tables = {name: pa.Table.from_pylist(config_rows, schema=arrow_schema(name)) for name, config_rows in rows.items()}
+    return RoomResult(index, tables, stats, sampled - start, time.perf_counter() - sampled)
 
 
 def _room_job(args: tuple) -> RoomResult:
@@ -169,9 +171,9 @@ def build(plan: BuildPlan, scenes_dir: Path, out: Path, workers: int = 1, progre
 def write_shard(out: Path, plan: BuildPlan, shard: int, results: list[RoomResult]) -> dict:
     files, stats = {}, {}
     for name in plan.outputs:
-        rows = [row for result in results for row in result.rows[name]]
+        table = pa.concat_tables([result.tables[name] for result in results]).combine_chunks()
         path = shard_path(name, shard)
-        files[path] = {"sha256": write_parquet(rows, out / path, arrow_schema(name)), "rows": len(rows)}
+        files[path] = {"sha256": write_parquet(table, out / path), "rows": table.num_rows}
         stats[name] = {}
         for result in results:
             merge(stats[name], result.stats[name])

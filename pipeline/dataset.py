@@ -64,7 +64,6 @@ def json_schema_of(annotation: object) -> dict:
 
 
 FEATURES = Features(feature_of(Item))
-ARROW_SCHEMA = FEATURES.arrow_schema
 ROW_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": "roomspace.row",
@@ -84,34 +83,58 @@ def _within(part: str, mismatch: _Mismatch) -> _Mismatch:
     return _Mismatch(f"{part}/{mismatch.path}" if mismatch.path else part, mismatch.message)
 
 
+def _scalar_types(annotation: object) -> frozenset[type] | None:
+    """The Python types a scalar field accepts (a float also takes an int), or None if not scalar."""
+    kind, nullable = _unwrap(annotation)
+    if kind not in SCALARS:
+        return None
+    return frozenset({kind} | ({int} if kind is float else set()) | ({type(None)} if nullable else set()))
+
+
+def _type_error(annotation: object, value: object) -> _Mismatch:
+    kind, _ = _unwrap(annotation)
+    return _Mismatch("", f"expected {getattr(kind, '__name__', kind)}, got {type(value).__name__} {value!r}")
+
+
 def row_converter(annotation: object):
     """value -> its plain row value, checking every type against the declaration on the way.
 
     This is how the row schema is enforced on every row before it is written: a row is made from
     an `Item` only through this function, so a field of the wrong type cannot reach a shard.
+    Scalars are checked where they sit (a set lookup, not a call): rows hold hundreds of them.
     """
     kind, nullable = _unwrap(annotation)
     if dataclasses.is_dataclass(kind):
         hints = typing.get_type_hints(kind)
-        parts = [(f.name, row_converter(hints[f.name])) for f in dataclasses.fields(kind)]
+        parts = [(f.name, hints[f.name], _scalar_types(hints[f.name]), row_converter(hints[f.name]))
+                 for f in dataclasses.fields(kind)]
 
         def convert(value):
             if not isinstance(value, kind):
                 raise _Mismatch("", f"expected {kind.__name__}, got {type(value).__name__}")
             out = {}
-            for name, part in parts:
+            for name, declared, scalar_types, part in parts:
+                field_value = getattr(value, name)
+                if scalar_types is not None:
+                    if type(field_value) not in scalar_types:
+                        raise _within(name, _type_error(declared, field_value))
+                    out[name] = field_value
+                    continue
                 try:
-                    out[name] = part(getattr(value, name))
+                    out[name] = part(field_value)
                 except _Mismatch as mismatch:
                     raise _within(name, mismatch) from None
             return out
 
     elif typing.get_origin(kind) is tuple:
-        part = row_converter(typing.get_args(kind)[0])
+        declared = typing.get_args(kind)[0]
+        scalar_types, part = _scalar_types(declared), row_converter(declared)
 
         def convert(value):
             if not isinstance(value, tuple):
                 raise _Mismatch("", f"expected a tuple, got {type(value).__name__}")
+            if scalar_types is not None and all(type(element) in scalar_types for element in value):
+                return list(value)
             out = []
             for index, element in enumerate(value):
                 try:
@@ -121,11 +144,14 @@ def row_converter(annotation: object):
             return out
 
     else:
+        scalar_types = _scalar_types(annotation)
 
         def convert(value):
-            if type(value) is not kind and not (kind is float and type(value) is int):
-                raise _Mismatch("", f"expected {kind.__name__}, got {type(value).__name__} {value!r}")
+            if type(value) not in scalar_types:
+                raise _type_error(annotation, value)
             return value
+
+        return convert
 
     if not nullable:
         return convert
@@ -175,9 +201,8 @@ def arrow_schema(config: str) -> pa.Schema:
     return features_of_config(config).arrow_schema
 
 
-def write_parquet(rows: list[dict], path: Path, schema: pa.Schema = ARROW_SCHEMA) -> str:
-    """Write validated rows as one Parquet file with the given schema; returns its sha256."""
-    table = pa.Table.from_pylist(rows, schema=schema)
+def write_parquet(table: pa.Table, path: Path) -> str:
+    """Write a table of validated rows as one Parquet file; returns its sha256."""
     write_atomic(path, lambda target: pq.write_table(table, target, compression="zstd"))
     return file_sha256(path)
 

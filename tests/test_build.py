@@ -148,3 +148,11 @@ def test_rows_of_the_wrong_type_are_refused_and_real_rows_fit_the_exported_schem
     wrong_cell = dataclasses.replace(item.objects[0], i=1.5)
     with pytest.raises(RoomspaceError, match="objects/0/i: expected int"):
         to_row(dataclasses.replace(item, objects=(wrong_cell, *item.objects[1:])))
+    with pytest.raises(RoomspaceError, match="hops: expected int, got bool"):
+        to_row(dataclasses.replace(item, hops=True))
+    with pytest.raises(RoomspaceError, match="answer_set/1: expected str, got int"):
+        to_row(dataclasses.replace(item, answer_set=(item.answer_set[0], 7)))
+    with pytest.raises(RoomspaceError, match="candidate: expected str, got int"):
+        to_row(dataclasses.replace(item, candidate=3))
+    assert to_row(dataclasses.replace(item, candidate=None))["candidate"] is None
+    assert to_row(dataclasses.replace(item, room_side=5))["room_side"] == 5  # an int is a float value
