@@ -4,6 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 READY  := $(VENV)/.ready
 SEED   ?= 0
+SCENES ?= scenes/
 # Python's str hash feeds ProcTHOR's material choice; fixing it keeps scenes byte-identical.
 export PYTHONHASHSEED := 0
 
@@ -22,19 +23,19 @@ test: $(READY)
 	$(BIN)/python -m pytest -q
 
 scenes-100: $(READY)
-	$(BIN)/roomspace scenes --count 100 --seed $(SEED) --out scenes/
+	$(BIN)/roomspace scenes --count 100 --seed $(SEED) --out $(SCENES)
 
 renders-100: $(READY)
-	$(BIN)/roomspace render --rooms 100 --seed $(SEED) --scenes scenes/ --out renders/
+	$(BIN)/roomspace render --rooms 100 --seed $(SEED) --scenes $(SCENES) --out renders/
 
 roomspace-100: $(READY)
-	$(BIN)/roomspace build --rooms 100 --seed $(SEED) --scenes scenes/ --out out/roomspace-100 --vision n5_m4_d144 --twins n5_m4_d144
+	$(BIN)/roomspace build --rooms 100 --seed $(SEED) --scenes $(SCENES) --out out/roomspace-100 --vision n5_m4_d144 --twins n5_m4_d144
 
 roomspace-1k: $(READY)
-	$(BIN)/roomspace build --rooms 1000 --seed $(SEED) --scenes scenes/ --out out/roomspace-1k
+	$(BIN)/roomspace build --rooms 1000 --seed $(SEED) --scenes $(SCENES) --out out/roomspace-1k
 
 roomspace-10k: $(READY)
-	$(BIN)/roomspace build --rooms 10000 --seed $(SEED) --scenes scenes/ --out out/roomspace-10k
+	$(BIN)/roomspace build --rooms 10000 --seed $(SEED) --scenes $(SCENES) --out out/roomspace-10k
 
 bench: $(READY)
 	$(BIN)/python bench/checker.py
