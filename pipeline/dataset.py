@@ -12,6 +12,7 @@ import json
 import types
 import typing
 from collections.abc import Iterable
+from functools import lru_cache
 from pathlib import Path
 
 import pyarrow as pa
@@ -93,7 +94,7 @@ def _scalar_types(annotation: object) -> frozenset[type] | None:
 
 def _type_error(annotation: object, value: object) -> _Mismatch:
     kind, _ = _unwrap(annotation)
-    return _Mismatch("", f"expected {getattr(kind, '__name__', kind)}, got {type(value).__name__} {value!r}")
+    return _Mismatch("", f"expected {kind.__name__}, got {type(value).__name__} {value!r}")
 
 
 def row_converter(annotation: object):
@@ -197,6 +198,7 @@ def features_of_config(config: str) -> Features:
     return VISION_FEATURES if config.startswith(VISION_PREFIX) else FEATURES
 
 
+@lru_cache(maxsize=None)  # asked for every room by the build's workers; building it takes about 1 ms
 def arrow_schema(config: str) -> pa.Schema:
     return features_of_config(config).arrow_schema
 
