@@ -40,11 +40,12 @@ from procthor.generation.asset_groups import AssetGroupGenerator
 from procthor.generation.objects import OrthogonalPolygon
 from procthor.utils.types import Vector3
 
+from pipeline.patching import patched
+
 Rect = tuple[float, float, float, float]  # (x0, z0, x1, z1)
 STOCK_JOIN = OrthogonalPolygon._join_neighboring_rectangles
 STOCK_SET_DIMENSIONS = AssetGroupGenerator._set_dimensions
 COPY_ORDER_MIN = 8  # from here on, `rects - {r}` iterates in the order of `rects.copy()`
-
 
 
 def _pairs_sharing_an_edge(codes: np.ndarray, v: int) -> tuple[np.ndarray, np.ndarray]:
@@ -138,14 +139,9 @@ def _read_once(read: Callable[[], dict]) -> dict:
 @contextmanager
 def installed() -> Iterator[None]:
     """The fast equivalents in place of the stock ones, restored on exit."""
-    originals = (STOCK_JOIN, STOCK_SET_DIMENSIONS, databases._get_asset_groups, databases._get_asset_database)
-    _, _, read_asset_groups, read_asset_database = originals
-    OrthogonalPolygon._join_neighboring_rectangles = join_neighboring_rectangles
-    AssetGroupGenerator._set_dimensions = set_dimensions
-    databases._get_asset_groups = lambda: _read_once(read_asset_groups)
-    databases._get_asset_database = lambda: _read_once(read_asset_database)
-    try:
+    read_asset_groups, read_asset_database = databases._get_asset_groups, databases._get_asset_database
+    with patched(OrthogonalPolygon, "_join_neighboring_rectangles", join_neighboring_rectangles), \
+            patched(AssetGroupGenerator, "_set_dimensions", set_dimensions), \
+            patched(databases, "_get_asset_groups", lambda: _read_once(read_asset_groups)), \
+            patched(databases, "_get_asset_database", lambda: _read_once(read_asset_database)):
         yield
-    finally:
-        (OrthogonalPolygon._join_neighboring_rectangles, AssetGroupGenerator._set_dimensions,
-         databases._get_asset_groups, databases._get_asset_database) = originals

@@ -38,6 +38,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from pipeline.errors import RoomspaceError
+from pipeline.patching import patched
 
 # The actions ProcTHOR's pre-physics stages send through `step` (plus `Controller.reset()`).
 PRE_PHYSICS_ACTIONS = ("SetRandomSeed", "SpawnAsset", "GetInSceneAssetGeometry")
@@ -122,10 +123,6 @@ def offline_stages() -> Iterator[None]:
     import procthor.generation as generation
     import procthor.generation.asset_groups as asset_groups
 
-    originals = (generation.add_small_objects, asset_groups.CollisionManager)
-    generation.add_small_objects = _no_small_objects
-    asset_groups.CollisionManager = NoMeshCollisionManager
-    try:
+    with patched(generation, "add_small_objects", _no_small_objects), \
+            patched(asset_groups, "CollisionManager", NoMeshCollisionManager):
         yield
-    finally:
-        generation.add_small_objects, asset_groups.CollisionManager = originals

@@ -348,20 +348,6 @@ def south_door_stage(partial_house, split: str) -> dict[int, list]:
 
 
 @contextlib.contextmanager
-def _patched(module, name: str, value) -> Iterator[None]:
-    original = getattr(module, name, None)
-    had = hasattr(module, name)
-    setattr(module, name, value)
-    try:
-        yield
-    finally:
-        if had:
-            setattr(module, name, original)
-        else:
-            delattr(module, name)
-
-
-@contextlib.contextmanager
 def _procthor_for_roomspace(floor_counts: list[int], offline: bool, stock_procthor: bool) -> Iterator[None]:
     """ProcTHOR with the door stage, the determinism fixes, pipeline.fast_procthor's equivalents
     (unless `stock_procthor`) and (offline) no Unity stages."""
@@ -371,6 +357,7 @@ def _procthor_for_roomspace(floor_counts: list[int], offline: bool, stock_procth
 
     from pipeline.fast_procthor import installed as fast_procthor_installed
     from pipeline.offline_thor import offline_stages
+    from pipeline.patching import patched
 
     original_wall_objects = generation.add_wall_objects
 
@@ -382,10 +369,10 @@ def _procthor_for_roomspace(floor_counts: list[int], offline: bool, stock_procth
 
     saved_random, saved_numpy = random.getstate(), np.random.get_state()
     with contextlib.ExitStack() as stack:
-        stack.enter_context(_patched(generation, "add_doors", south_door_stage))
-        stack.enter_context(_patched(generation, "add_wall_objects", add_wall_objects))
-        stack.enter_context(_patched(materials, "set", _SortedSet))
-        stack.enter_context(_patched(databases, "_get_asset_groups", _sorted_asset_groups(databases._get_asset_groups)))
+        stack.enter_context(patched(generation, "add_doors", south_door_stage))
+        stack.enter_context(patched(generation, "add_wall_objects", add_wall_objects))
+        stack.enter_context(patched(materials, "set", _SortedSet))
+        stack.enter_context(patched(databases, "_get_asset_groups", _sorted_asset_groups(databases._get_asset_groups)))
         if offline:
             stack.enter_context(offline_stages())
         if not stock_procthor:
