@@ -8,7 +8,7 @@ SCENES ?= scenes/
 # Python's str hash feeds ProcTHOR's material choice; fixing it keeps scenes byte-identical.
 export PYTHONHASHSEED := 0
 
-.PHONY: setup test roomspace-100 roomspace-1k roomspace-10k scenes-100 bench lock clean renders-100
+.PHONY: setup test test-quick roomspace-100 roomspace-1k roomspace-10k scenes-100 bench lock clean renders-100
 
 setup: $(READY)
 
@@ -21,6 +21,10 @@ $(READY): pyproject.toml requirements.lock
 
 test: $(READY)
 	$(BIN)/python -m pytest -q
+
+# The core tests only: no wheel build, no whole builds in subprocesses.
+test-quick: $(READY)
+	$(BIN)/python -m pytest -q -m "not slow"
 
 scenes-100: $(READY)
 	$(BIN)/roomspace scenes --count 100 --seed $(SEED) --out $(SCENES)

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/checker.py [--rooms 8] [--seed 0] [--n7-rooms 60] [--agreement 300]
 
-1. n5_m4_d144: random rooms (pipeline.synthetic), all 8 settings; the oracle and the checker
+1. n5_m4_d144: random rooms (pipeline.testing.synthetic), all 8 settings; the oracle and the checker
    on the same instances, their answers asserted equal. Checker times are cold (its memo
    cleared), best of 3 runs to keep timer and GC noise out; the oracle runs once.
 2. n = 7, m cycling through 6..20, d = 12: checker only (the oracle takes minutes there).
@@ -22,11 +22,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pipeline.checker import answer_set, forget_answers  # noqa: E402
-from pipeline.facts import SETTINGS, Fact, described_pairs, setting_facts  # noqa: E402
-from pipeline.grid import GRID_SIZES  # noqa: E402
-from pipeline.oracle import oracle_answer_set  # noqa: E402
-from pipeline.synthetic import random_facts, random_raster  # noqa: E402
+from pipeline.spatial.checker import answer_set, forget_answers  # noqa: E402
+from pipeline.spatial.facts import SETTINGS, Fact, described_pairs, setting_facts  # noqa: E402
+from pipeline.spatial.grid import GRID_SIZES  # noqa: E402
+from pipeline.testing.oracle import oracle_answer_set  # noqa: E402
+from pipeline.testing.synthetic import random_facts, random_raster  # noqa: E402
 
 SPEEDUP_TARGET = 200.0
 N7_MEDIAN_MS, N7_MAX_MS = 5.0, 250.0

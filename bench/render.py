@@ -15,8 +15,10 @@ import statistics
 import time
 from pathlib import Path
 
-from pipeline.render import south_door_png, top_down_png
-from pipeline.scenes import ensure_scene, load_house, load_scene, scene_path
+from pipeline.render.door import south_door_png
+from pipeline.render.plan import top_down_png
+from pipeline.scene.scene_file import load_house, load_scene, scene_path
+from pipeline.scene.scene_folder import ensure_scene
 
 
 def best_ms(draw, repeats: int) -> tuple[float, bytes]:

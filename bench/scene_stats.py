@@ -20,18 +20,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pipeline import scenes  # noqa: E402
+from pipeline.scene import sampling, scene_file  # noqa: E402
+from pipeline.scene.records import ROOM_TYPES  # noqa: E402
 
 
 def one(job: tuple[int, int, str | None]):
     seed, index, out = job
     if out is not None:
-        path = scenes.scene_path(out, seed, index)
+        path = scene_file.scene_path(out, seed, index)
         if path.exists():
-            return scenes.load_scene(path)
-    house, scene = scenes.sample_scene(seed, index)
+            return scene_file.load_scene(path)
+    house, scene = sampling.sample_scene(seed, index)
     if out is not None:
-        scenes.write_scene(scenes.scene_path(out, seed, index), house, scene)
+        scene_file.write_scene(scene_file.scene_path(out, seed, index), house, scene)
     return scene
 
 
@@ -58,13 +59,13 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.perf_counter() - started
 
     n = len(records)
-    need = scenes.MIN_PROMINENT
+    need = sampling.MIN_PROMINENT
     print(f"{n} rooms, seed {args.seed}, {args.jobs} processes, {elapsed:.0f} s ({elapsed * args.jobs / n:.2f} s/room/process)")
-    print(f"prominence rule: pipeline/data/prominence.json; n = {need}; at most {scenes.MAX_ATTEMPTS} attempts per room")
+    print(f"prominence rule: pipeline/data/prominence.json; n = {need}; at most {sampling.MAX_ATTEMPTS} attempts per room")
 
     print("\nroom types:")
     types = Counter(r.room_type for r in records)
-    for room_type in scenes.ROOM_TYPES:
+    for room_type in ROOM_TYPES:
         print(f"  {room_type:>10}: {types[room_type]:4d} ({types[room_type] / n:.0%})")
 
     sides = [r.side for r in records]
@@ -79,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     by_type = defaultdict(list)
     for r in records:
         by_type[r.room_type].append(r)
-    for room_type in scenes.ROOM_TYPES:
+    for room_type in ROOM_TYPES:
         rs = by_type[room_type]
         if not rs:
             continue

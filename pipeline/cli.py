@@ -26,7 +26,7 @@ def machine_cores() -> int:
 
 
 def cmd_scenes(args: argparse.Namespace) -> None:
-    from pipeline.scenes import sample_scenes
+    from pipeline.scene.scene_folder import sample_scenes
 
     sample_scenes(
         count=args.count,
@@ -42,8 +42,8 @@ def cmd_scenes(args: argparse.Namespace) -> None:
 
 
 def cmd_build(args: argparse.Namespace) -> None:
-    from pipeline.build import BuildPlan, build
-    from pipeline.items import parse_configs
+    from pipeline.dataset.build import BuildPlan, build
+    from pipeline.text.configs import parse_configs
 
     plan = BuildPlan(name=args.out.name, seed=args.seed, rooms=args.rooms, configs=parse_configs(args.configs),
                      shard_rooms=args.shard_rooms, vision=parse_configs(args.vision) if args.vision else (),
@@ -73,7 +73,7 @@ def add_executor_options(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_validate(args: argparse.Namespace) -> None:
-    from pipeline.validate import validate
+    from pipeline.dataset.validate import validate
 
     report = validate(args.out)
     nested = ", ".join(report.nested) or "none beside it"
@@ -82,7 +82,7 @@ def cmd_validate(args: argparse.Namespace) -> None:
 
 
 def cmd_push(args: argparse.Namespace) -> None:
-    from pipeline.hub import push
+    from pipeline.dataset.hub import push
 
     print(push(args.out, args.repo, args.private))
 
@@ -90,18 +90,21 @@ def cmd_push(args: argparse.Namespace) -> None:
 def cmd_schemas(args: argparse.Namespace) -> None:
     import json
 
-    from pipeline.dataset import ROW_SCHEMA
+    from pipeline.dataset.rows import ROW_SCHEMA
+    from pipeline.scene.scene_file import SCENE_FILE_SCHEMA
 
-    path = args.out / "row.schema.json"
-    path.write_text(json.dumps(ROW_SCHEMA, indent=2) + "\n", encoding="utf-8")
-    print(path)
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name, schema in (("scene.schema.json", SCENE_FILE_SCHEMA), ("row.schema.json", ROW_SCHEMA)):
+        path = args.out / name
+        path.write_text(json.dumps(schema, indent=2) + "\n", encoding="utf-8")
+        print(path)
 
 
 def cmd_prompts(args: argparse.Namespace) -> None:
     import json
 
-    from pipeline.benchmark import load_rows
-    from pipeline.prompts import make_prompts
+    from pipeline.evaluate.prompts import make_prompts
+    from pipeline.evaluate.rows import load_rows
 
     try:
         for prompt in make_prompts(load_rows(args.out, args.config), args.style):
@@ -112,23 +115,23 @@ def cmd_prompts(args: argparse.Namespace) -> None:
 
 
 def cmd_score(args: argparse.Namespace) -> None:
-    from pipeline.score import evaluate, markdown, write_report
+    from pipeline.evaluate.score import evaluate, markdown, write_report
 
     reports = evaluate(args.out, args.config, args.predictions, args.baseline, args.seed)
     print(markdown(reports), end="")
     if args.json:
         write_report(args.json, args.out, args.config, reports)
     if args.plots:
-        from pipeline.score_plots import write_plots
+        from pipeline.evaluate.plots import write_plots
 
         for path in write_plots(reports, args.plots):
             print(f"plot: {path}", file=sys.stderr)
 
 
 def cmd_run_model(args: argparse.Namespace) -> None:
-    from pipeline.benchmark import load_rows
-    from pipeline.prompts import make_prompts
-    from pipeline.run_model import Endpoint, Retry, run_model
+    from pipeline.evaluate.model_runner import Endpoint, Retry, run_model
+    from pipeline.evaluate.prompts import make_prompts
+    from pipeline.evaluate.rows import load_rows
 
     api_key = None
     if args.api_key_env:
@@ -148,7 +151,7 @@ def cmd_run_model(args: argparse.Namespace) -> None:
 
 
 def cmd_render(args: argparse.Namespace) -> None:
-    from pipeline.render import render_rooms
+    from pipeline.render.job import render_rooms
 
     report = render_rooms(args.scenes, args.out, rooms=args.rooms, seed=args.seed, grid=args.grid,
                           renderer=args.renderer, force=args.force, progress=not args.quiet)
@@ -202,7 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
     push.add_argument("--private", action="store_true", help="create the repository private")
     push.set_defaults(run=cmd_push)
 
-    schemas = commands.add_parser("schemas", help="write the dataset row's JSON Schema (derived from the code)")
+    schemas = commands.add_parser("schemas", help="write the scene file's and the dataset row's JSON Schemas (derived from the records)")
     schemas.add_argument("--out", type=Path, default=Path("schemas"), help="folder (default: schemas)")
     schemas.set_defaults(run=cmd_schemas)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -31,3 +33,17 @@ def writable_folder(out: Path) -> None:
         probe.unlink()
     except OSError as error:
         raise RoomspaceError(f"cannot write to output folder {out}: {error.strerror or error}") from None
+
+
+def write_json(path: Path, value) -> None:
+    """Indented JSON with sorted keys, written atomically."""
+    text = json.dumps(value, indent=2, sort_keys=True) + "\n"
+    write_atomic(path, lambda target: target.write_text(text, encoding="utf-8"))
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

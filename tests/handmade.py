@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from random import Random
 
-from pipeline.grid import walls_touched
-from pipeline.records import Opening, Scene, SceneObject
+from pipeline.scene.footprints import walls_touched
+from pipeline.scene.records import Opening, Scene, SceneObject
 
 TYPES = ("Bed", "Dresser", "Chair", "Chair", "SideTable", "HousePlant", "Sofa", "Painting", "Desk")
 
@@ -38,3 +38,37 @@ def handmade_scene(index: int, count: int = 7, side: float = 5.4, seed: int = 7)
     door = Opening("door", "south", (side / 2 - 0.5, 0.0), (side / 2 + 0.5, 0.0))
     return Scene(seed=seed, index=index, source="synthetic", versions=(("roomspace", "test"),),
                  room_type="Bedroom", side=side, openings=(door,), objects=tuple(objects))
+
+
+# Rooms for the renderer: every object placed by hand, with the height of its base.
+SIDE = 5.4
+WALL_HEIGHT = 2.7
+
+
+def thing(k: int, kind: str, x: float, z: float, width: float, depth: float, height: float = 0.8,
+          yaw: float = 0.0, bottom: float = 0.0, wall_hung: bool = False) -> tuple[SceneObject, float]:
+    """A prominent object and the height of its base above the floor."""
+    footprint = box(x, z, width, depth, yaw)
+    obj = SceneObject(id=f"obj|{k}", asset_id=f"Asset_{k}", type=kind, x=x, z=z, yaw=yaw % 360,
+                      size=(width, height, depth), footprint=footprint, walls=walls_touched(footprint, SIDE),
+                      wall_hung=wall_hung, prominent=True)
+    return obj, bottom
+
+
+def room(*things: tuple[SceneObject, float], index: int = 0, windows: tuple[Opening, ...] = ()) -> tuple[Scene, dict]:
+    """A scene record with a door centred on the south wall, and the house JSON the renderer reads heights from."""
+    door = Opening("door", "south", (SIDE / 2 - 0.6, 0.0), (SIDE / 2 + 0.6, 0.0))
+    objects = tuple(obj for obj, _ in things)
+    scene = Scene(seed=7, index=index, source="procthor-offline", versions=(("roomspace", "test"),),
+                  room_type="Bedroom", side=SIDE, openings=(door, *windows), objects=objects)
+    hole = {"boundingBox": {"min": {"y": 0.0}, "max": {"y": 2.1}}}
+    window = {"boundingBox": {"min": {"y": 1.0}, "max": {"y": 2.0}}}
+    house = {
+        "rooms": [{"floorPolygon": []}],
+        "walls": [{"polygon": [{"x": 0, "y": 0, "z": 0}, {"x": 0, "y": WALL_HEIGHT, "z": 0}]}],
+        "doors": [hole],
+        "windows": [window for _ in windows],
+        "objects": [{"id": obj.id, "position": {"x": obj.x, "y": bottom + obj.size[1] / 2, "z": obj.z}}
+                    for obj, bottom in things],
+    }
+    return scene, house

@@ -1,0 +1,38 @@
+"""Publishing a built folder to the Hugging Face Hub: every configuration and the card, nothing else."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from huggingface_hub import HfApi, get_token
+
+from pipeline.dataset.manifest import build_configs, read_manifest, shard_files
+from pipeline.errors import RoomspaceError
+
+def upload_plan(out: Path) -> list[str]:
+    """The files `push` sends, relative to the folder: the card and the shards the manifest lists; a
+    folder that is not a finished build is refused."""
+    manifest = read_manifest(out)
+    shards = [str(path.relative_to(out)) for config in build_configs(manifest)
+              for path in shard_files(out, manifest, config)]
+    return sorted(["README.md", *shards])
+
+
+def push(out: Path, repo: str, private: bool) -> str:
+    """Upload the build to the dataset repository `repo`; every check runs before anything is sent."""
+    files = upload_plan(out)
+    if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on"):
+        raise RoomspaceError("HF_HUB_OFFLINE is set: nothing was sent; unset it to push")
+    token = get_token()
+    if token is None:
+        raise RoomspaceError("no Hugging Face token: run `hf auth login` or set HF_TOKEN; nothing was sent")
+    api = HfApi(token=token)
+    try:
+        api.whoami()
+    except Exception as error:  # any failure here means the Hub cannot be used; say which
+        raise RoomspaceError(f"cannot reach the Hugging Face Hub ({type(error).__name__}: {error}); nothing was sent") from None
+    api.create_repo(repo, repo_type="dataset", private=private, exist_ok=True)
+    commit = api.upload_folder(folder_path=out, repo_id=repo, repo_type="dataset", allow_patterns=files,
+                               commit_message=f"Upload {out.name} built by roomspace")
+    return commit.commit_url

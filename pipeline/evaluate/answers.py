@@ -1,0 +1,147 @@
+"""Free-text model answers -> relation codes (FR) or Yes/No (YN); anything ambiguous does not parse.
+
+The words are those of relations.json in either view (labels such as "north-west" or
+"front-left", phrases such as "in front of and to the left of"), the codes themselves ("NW"),
+and a vertical and a horizontal word side by side ("behind-left", "left front"), which is how
+the table builds its diagonal labels. When the text has an "Answer:" line, only what
+follows the last one is read, so reasoning before it is ignored.
+
+Parsing refuses rather than guesses: a negation or a hedge (a model writing "not north" or
+"maybe west" has not named a set), "north and west" outside the table's own phrases (one
+diagonal or two relations?), no relation at all, or both Yes and No, each give a problem and
+the answer is counted as unparseable, never scored.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from pipeline.errors import RoomspaceError
+from pipeline.spatial.relations import DIRECTIONS, VIEWS, direction_signs, relation_words
+
+ANSWER_MARK = re.compile(r"\banswer\s*:", re.IGNORECASE)
+TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|[,;:/|.()]")  # words, and the marks that separate list items
+FILLER = frozenset({"the", "to", "of"})  # dropped from text and vocabulary alike: "to the left of" = "left"
+NEGATIONS = frozenset({"not", "no", "never", "cannot", "none", "neither", "nor", "impossible"})
+HEDGES = frozenset({"maybe", "perhaps", "probably", "unsure", "unclear", "either"})
+POLAR = {"yes": True, "no": False}
+
+
+@dataclass(frozen=True)
+class ParsedAnswer:
+    relations: tuple[str, ...] = ()  # FR: the codes named, canonical order
+    yes: bool | None = None  # YN
+    problem: str | None = None  # why the text did not parse; None when it did
+
+    @property
+    def parsed(self) -> bool:
+        return self.problem is None
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case words and separators, without filler; a direction code written in capitals stays the code."""
+    words = TOKEN.findall(text.replace("\u2019", "'"))
+    return [w if w in DIRECTIONS else w.lower() for w in words if w.lower() not in FILLER or w in DIRECTIONS]
+
+
+@cache
+def vocabulary() -> dict[tuple[str, ...], str]:
+    """Word sequences -> code, from every label and phrase of both views, plus the codes themselves."""
+    vocab: dict[tuple[str, ...], str] = {}
+    for code in DIRECTIONS:
+        vocab[(code,)] = code
+        for view in VIEWS:
+            for field in ("label", "phrase"):
+                words = tuple(tokens(relation_words(code, view, field)))
+                variants = [words, words[:-1]] if words[-1] == "as" else [words]  # "in the same place (as)"
+                if field == "label":
+                    variants.append(("".join(words),))  # "northwest"
+                for variant in variants:
+                    if vocab.setdefault(variant, code) != code:
+                        raise RoomspaceError(f"relation words {' '.join(variant)!r} name two codes")
+    return vocab
+
+
+def mentions(words: list[str]) -> list[tuple[str, int, int]]:
+    """(code, start, end) of each relation named, longest match first, left to right."""
+    vocab = vocabulary()
+    longest = max(map(len, vocab))
+    found, k = [], 0
+    while k < len(words):
+        for size in range(min(longest, len(words) - k), 0, -1):
+            code = vocab.get(tuple(words[k:k + size]))
+            if code is not None:
+                found.append((code, k, k + size))
+                k += size
+                break
+        else:
+            k += 1
+    return found
+
+
+def joined(found: list[tuple[str, int, int]], words: list[str]) -> tuple[list[str], str | None]:
+    """Codes, a vertical and a horizontal word side by side merged into their diagonal; with a
+    problem when the two are joined by "and" (one diagonal, or a list of two relations?)."""
+    codes: list[str] = []
+    k = 0
+    while k < len(found):
+        code, first, end = found[k]
+        if k + 1 < len(found):
+            following, start, last = found[k + 1]
+            signs = direction_signs(code), direction_signs(following)
+            vertical = next((s for s in signs if s[0] == 0 and s[1] != 0), None)
+            horizontal = next((s for s in signs if s[0] != 0 and s[1] == 0), None)
+            if vertical and horizontal and not {words[first], words[start]} & set(DIRECTIONS):  # "N W": a list
+                if words[end:start] == ["and"]:
+                    return codes, f"ambiguous {' '.join(words[first:last])!r}"
+                if not words[end:start]:
+                    codes.append(next(c for c in DIRECTIONS if direction_signs(c) == (horizontal[0], vertical[1])))
+                    k += 2
+                    continue
+        codes.append(code)
+        k += 1
+    return codes, None
+
+
+def answer_part(text: str) -> str:
+    marks = list(ANSWER_MARK.finditer(text))
+    return text[marks[-1].end():] if marks else text
+
+
+def parse_relations(text: str) -> ParsedAnswer:
+    words = tokens(answer_part(text))
+    refused = _refusal(words, negations=True)
+    if refused:
+        return ParsedAnswer(problem=refused)
+    codes, ambiguous = joined(mentions(words), words)
+    if ambiguous:
+        return ParsedAnswer(problem=ambiguous)
+    if not codes:
+        return ParsedAnswer(problem="names no relation")
+    return ParsedAnswer(relations=tuple(c for c in DIRECTIONS if c in set(codes)))
+
+
+def parse_yes_no(text: str) -> ParsedAnswer:
+    words = tokens(answer_part(text))
+    refused = _refusal(words, negations=False)  # "No, it can't." is a plain No
+    if refused:
+        return ParsedAnswer(problem=refused)
+    said = {POLAR[w] for w in words if w in POLAR}
+    if len(said) != 1:
+        return ParsedAnswer(problem="says both Yes and No" if said else "says neither Yes nor No")
+    return ParsedAnswer(yes=said.pop())
+
+
+def _refusal(words: list[str], negations: bool) -> str | None:
+    bad = sorted({w for w in words if w in HEDGES or negations and (w in NEGATIONS or w.endswith("n't"))})
+    return f"hedged or negated ({', '.join(bad)})" if bad else None
+
+
+def parse_answer(text: str, question_type: str) -> ParsedAnswer:
+    if question_type == "FR":
+        return parse_relations(text)
+    if question_type == "YN":
+        return parse_yes_no(text)
+    raise RoomspaceError(f"unknown question type {question_type!r}; expected FR or YN")

@@ -1,0 +1,323 @@
+"""The view from the south door (design.md section 0): `south_door.png`, a perspective view looking north.
+
+Drawn from the scene record and the heights its house JSON adds (each object's height above the
+floor, the wall height, the openings' heights). The camera stands behind the door, outside the
+room, with the south wall cut down to a low sill, so that objects near the south corners are in
+frame (from inside the doorway they would be behind the observer's shoulders). Every object is a
+box of its real height at its height above the floor, wall-hung ones on their wall; an object
+hung on the cut-away south wall is drawn as a low block at the foot of that wall, so it keeps its
+place in plan without hiding the room. Hidden surfaces are exact: the faces are triangles
+rasterised into a numpy z-buffer (1/depth interpolated linearly in screen space, the nearest face
+wins each pixel); face edges and silhouettes are drawn where the winning face changes. Labels sit
+above each object's visible pixels, with a leader to a dot on the object; objects fully hidden
+are not labelled.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from pipeline.errors import RoomspaceError
+from pipeline.render.labels import LABEL_PAD, LabelRequest, place_labels
+from pipeline.render.png import png_bytes
+from pipeline.render.style import check_drawable, colour, font, object_colour, offline_key, style
+from pipeline.scene.records import Scene
+from pipeline.text.words import type_words
+
+SOUTH_SILL = 0.12  # m: the south wall is drawn cut down to this height in the south-door view
+WALL_THICKNESS = 0.12  # m: the cut south wall's thickness, outside the room (z < 0)
+CAMERA_BACK = 0.7  # the south-door camera stands this many room sides behind the door ...
+CAMERA_HEIGHT = 0.62  # ... this many room sides above the floor ...
+CAMERA_PITCH = math.radians(28)  # ... and looks north, tilted down by this much
+MIN_VISIBLE_PX = 40  # an object with fewer visible pixels than this is not labelled in the south-door view
+
+
+@dataclass(frozen=True)
+class Elevation:
+    """The heights a scene record leaves out, read from its house JSON (metres above the floor)."""
+
+    wall: float  # height of the walls
+    bottoms: Mapping[str, float]  # object id -> height of the bottom of its bounding box
+    openings: tuple[tuple[float, float], ...]  # per scene.openings entry: (bottom, top)
+
+
+def elevation(scene: Scene, house: Mapping) -> Elevation:
+    """Heights from the house JSON: ProcTHOR's object position is its bounding box's centre."""
+    centres = {o["id"]: float(o["position"]["y"]) for o in house["objects"]}
+    missing = [o.id for o in scene.objects if o.id not in centres]
+    if missing:
+        raise RoomspaceError(f"scene {scene.room_id}: objects {missing} are not in its house JSON")
+    bottoms = {o.id: max(0.0, centres[o.id] - o.size[1] / 2) for o in scene.objects}
+    wall = max(float(p["y"]) for w in house["walls"] for p in w["polygon"])
+    # scene.openings lists the house's doors, then its windows (pipeline.scene.sampling._openings)
+    holes = [*(house.get("doors") or []), *(house.get("windows") or [])]
+    openings = tuple((float(h["boundingBox"]["min"]["y"]), float(h["boundingBox"]["max"]["y"])) for h in holes)
+    if len(openings) != len(scene.openings):
+        raise RoomspaceError(f"scene {scene.room_id}: its house JSON has {len(openings)} openings, the record {len(scene.openings)}")
+    return Elevation(wall=wall, bottoms=bottoms, openings=openings)
+
+
+@dataclass(frozen=True)
+class Camera:
+    """A pinhole camera looking north, tilted down; pixel (col, row) is the point (col, row)."""
+
+    position: tuple[float, float, float]  # x, y, z in metres
+    pitch: float  # radians below the horizon
+    focal: float  # px
+    centre: tuple[float, float]  # principal point, px
+    width: int
+    height: int
+
+    def to_camera(self, points: np.ndarray) -> np.ndarray:
+        """World points (..., 3) -> camera coordinates (right, up, forward); east is right."""
+        d = points - np.asarray(self.position)
+        s, c = math.sin(self.pitch), math.cos(self.pitch)
+        right = d[..., 0]
+        up = d[..., 1] * c + d[..., 2] * s
+        forward = d[..., 2] * c - d[..., 1] * s
+        return np.stack([right, up, forward], axis=-1)
+
+    def project(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(pixels (..., 2), forward depth (...)) of world points."""
+        cam = self.to_camera(points)
+        depth = cam[..., 2]
+        cols = self.centre[0] + self.focal * cam[..., 0] / depth
+        rows = self.centre[1] - self.focal * cam[..., 1] / depth
+        return np.stack([cols, rows], axis=-1), depth
+
+
+@dataclass(frozen=True)
+class Surface:
+    """One flat face drawn in the south-door view."""
+
+    owner: str | None  # the object id, or None for the room (floor, walls, openings)
+    colour: tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class SouthDoorFrame:
+    """The rasterised view before labels: which surface, and which object, each pixel shows."""
+
+    camera: Camera
+    surfaces: tuple[Surface, ...]
+    surface_of_pixel: np.ndarray  # (height, width) int32 index into surfaces, -1 for background
+    object_of_pixel: np.ndarray  # (height, width) int32 index into scene.objects, -1 for room or background
+
+
+def shade(normal: np.ndarray) -> float:
+    """Brightness of a face: Lambert with render.json's light, scaled so that top faces are 1."""
+    spec = style()["shade"]
+    light = np.asarray(spec["light"], dtype=float)
+    light /= np.linalg.norm(light)
+
+    def lit(n: np.ndarray) -> float:
+        return spec["ambient"] + spec["diffuse"] * max(0.0, float(n @ light))
+
+    return lit(normal) / lit(np.array([0.0, 1.0, 0.0]))
+
+
+def _shaded(base: tuple[int, int, int], normal: np.ndarray) -> tuple[int, int, int]:
+    k = shade(normal)
+    return tuple(min(255, round(c * k)) for c in base)
+
+
+def _box_faces(corners: list[tuple[float, float]], bottom: float, top: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The six faces of a vertical prism over a convex footprint: (quad (4, 3), outward normal)."""
+    low = [np.array([x, bottom, z]) for x, z in corners]
+    high = [np.array([x, top, z]) for x, z in corners]
+    centre = (sum(low) + sum(high)) / (2 * len(corners))
+    quads = [np.array(low[::-1]), np.array(high)]
+    quads += [np.array([low[k], low[(k + 1) % 4], high[(k + 1) % 4], high[k]]) for k in range(4)]
+    faces = []
+    for quad in quads:
+        normal = np.cross(quad[1] - quad[0], quad[2] - quad[0])
+        length = np.linalg.norm(normal)
+        if length < 1e-12:
+            continue
+        normal /= length
+        if normal @ (quad.mean(axis=0) - centre) < 0:
+            normal = -normal
+        faces.append((quad, normal))
+    return faces
+
+
+def _room_faces(scene: Scene, heights: Elevation) -> list[tuple[np.ndarray, np.ndarray, Surface]]:
+    """Floor, the west, north and east walls with their windows, the cut south wall and the door's threshold."""
+    w, h = scene.side, heights.wall
+    wall = colour("wall_face")
+    out = []
+
+    def quad(points, normal, fill):
+        n = np.asarray(normal, dtype=float)
+        out.append((np.asarray(points, dtype=float), n, Surface(None, _shaded(fill, n))))
+
+    quad([(0, 0, 0), (w, 0, 0), (w, 0, w), (0, 0, w)], (0, 1, 0), colour("floor"))
+    quad([(0, 0, 0), (0, 0, w), (0, h, w), (0, h, 0)], (1, 0, 0), wall)  # west, facing east
+    quad([(0, 0, w), (w, 0, w), (w, h, w), (0, h, w)], (0, 0, -1), wall)  # north, facing south
+    quad([(w, 0, 0), (w, 0, w), (w, h, w), (w, h, 0)], (-1, 0, 0), wall)  # east, facing west
+    inset = 0.01  # m: a window is drawn just inside its wall, so the z-buffer puts it in front
+    planes = {"west": (0, inset, (1, 0, 0)), "north": (2, w - inset, (0, 0, -1)), "east": (0, w - inset, (-1, 0, 0))}
+    door_span = (0.0, 0.0)
+    for opening, (low, high) in zip(scene.openings, heights.openings):
+        if opening.kind == "door":
+            door_span = (min(opening.start[0], opening.end[0]), max(opening.start[0], opening.end[0]))
+            x0, x1 = door_span
+            quad([(x0, 0.003, -WALL_THICKNESS), (x1, 0.003, -WALL_THICKNESS), (x1, 0.003, 0), (x0, 0.003, 0)],
+                 (0, 1, 0), colour("door"))
+        elif opening.wall in planes:  # a window on the cut-away south wall is not drawn
+            axis, level, normal = planes[opening.wall]
+            (ax, az), (bx, bz) = opening.start, opening.end
+            corners = [(ax, az), (bx, bz)]
+            points = []
+            for (px, pz), y in zip(corners + corners[::-1], (low, low, high, high)):
+                point = [px, y, pz]
+                point[axis] = level
+                points.append(point)
+            quad(points, normal, colour("window"))
+    sill = colour("wall")
+    for x0, x1 in ((0.0, door_span[0]), (door_span[1], w)):
+        if x1 - x0 > 1e-6:
+            for points, normal in _box_faces([(x0, -WALL_THICKNESS), (x1, -WALL_THICKNESS), (x1, 0), (x0, 0)], 0.0, SOUTH_SILL):
+                out.append((points, normal, Surface(None, _shaded(sill, normal))))
+    return out
+
+
+def _object_faces(scene: Scene, heights: Elevation) -> list[tuple[np.ndarray, np.ndarray, Surface]]:
+    out = []
+    for obj in scene.objects:
+        if obj.wall_hung and "south" in obj.walls:  # on the cut-away wall: a low block at its foot
+            bottom, top = 0.0, SOUTH_SILL
+        else:
+            bottom = heights.bottoms[obj.id]
+            top = bottom + obj.size[1]
+        base = object_colour(obj)
+        for points, normal in _box_faces(list(obj.footprint), bottom, top):
+            out.append((points, normal, Surface(obj.id, _shaded(base, normal))))
+    return out
+
+
+def south_door_camera(scene: Scene, heights: Elevation, faces: list) -> Camera:
+    """The camera behind the door, its focal length and principal point fitted to frame the room.
+
+    Fitted to the floor, the door's threshold, the far wall and every object, so nothing the
+    questions ask about leaves the frame; the near ends of the side walls may.
+    """
+    layout = style()["south_door"]
+    width, height, margin = layout["width"], layout["height"], layout["margin"]
+    w = scene.side
+    position = (w / 2, CAMERA_HEIGHT * w, -CAMERA_BACK * w)
+    probe = Camera(position, CAMERA_PITCH, 1.0, (0.0, 0.0), width, height)
+    keep = [np.array([(0, 0, -WALL_THICKNESS), (w, 0, -WALL_THICKNESS), (0, 0, w), (w, 0, w), (0, heights.wall, w), (w, heights.wall, w)], dtype=float)]
+    keep += [points for points, _, surface in faces if surface.owner is not None]
+    flat, depth = probe.project(np.concatenate(keep))
+    if depth.min() <= 0.05:
+        raise RoomspaceError(f"scene {scene.room_id}: geometry behind the south-door camera")
+    u, v = flat[:, 0], -flat[:, 1]  # v grows upward
+    focal = min((width - 2 * margin) / (u.max() - u.min()), (height - 2 * margin) / (v.max() - v.min()))
+    centre = (width / 2 - focal * (u.max() + u.min()) / 2, height / 2 + focal * (v.max() + v.min()) / 2)
+    return Camera(position, CAMERA_PITCH, focal, centre, width, height)
+
+
+def zbuffer(triangles: np.ndarray, owners: np.ndarray, camera: Camera) -> np.ndarray:
+    """Index of the nearest triangle's surface at every pixel (-1 where none): a z-buffer over 1/depth."""
+    screen, depth = camera.project(triangles)  # (T, 3, 2), (T, 3)
+    screen, inverse = screen.astype(np.float32), (1.0 / depth).astype(np.float32)
+    height, width = camera.height, camera.width
+    nearest = np.zeros((height, width), dtype=np.float32)  # 1/depth of the nearest surface so far; 0 = infinitely far
+    surface = np.full((height, width), -1, dtype=np.int32)
+    for (a, b, c), (ia, ib, ic), owner in zip(screen, inverse, owners):
+        area = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+        if abs(area) < 1e-9:
+            continue
+        col0, col1 = max(0, math.ceil(min(a[0], b[0], c[0]))), min(width - 1, math.floor(max(a[0], b[0], c[0])))
+        row0, row1 = max(0, math.ceil(min(a[1], b[1], c[1]))), min(height - 1, math.floor(max(a[1], b[1], c[1])))
+        if col0 > col1 or row0 > row1:
+            continue
+        # float32 halves the work and keeps 1/depth exact enough to order surfaces a millimetre apart
+        xs = np.arange(col0, col1 + 1, dtype=np.float32)[None, :]
+        ys = np.arange(row0, row1 + 1, dtype=np.float32)[:, None]
+        wa = ((b[0] - xs) * (c[1] - ys) - (b[1] - ys) * (c[0] - xs)) / area
+        wb = ((c[0] - xs) * (a[1] - ys) - (c[1] - ys) * (a[0] - xs)) / area
+        wc = 1.0 - wa - wb
+        near = wa * ia + wb * ib + wc * ic
+        window = nearest[row0 : row1 + 1, col0 : col1 + 1]
+        wins = (wa >= 0) & (wb >= 0) & (wc >= 0) & (near > window)
+        window[wins] = near[wins]
+        surface[row0 : row1 + 1, col0 : col1 + 1][wins] = owner
+    return surface
+
+
+def south_door_frame(scene: Scene, house: Mapping) -> SouthDoorFrame:
+    """The view from behind the south door, rasterised with exact hidden surfaces."""
+    check_drawable(scene)
+    heights = elevation(scene, house)
+    faces = _room_faces(scene, heights) + _object_faces(scene, heights)
+    camera = south_door_camera(scene, heights, faces)
+    triangles, owners = [], []
+    for index, (quad, _, _) in enumerate(faces):
+        for k in range(1, len(quad) - 1):
+            triangles.append((quad[0], quad[k], quad[k + 1]))
+            owners.append(index)
+    surface = zbuffer(np.asarray(triangles), np.asarray(owners), camera)
+    index_of = {obj.id: k for k, obj in enumerate(scene.objects)}
+    object_of_surface = np.array([index_of.get(s.owner, -1) for _, _, s in faces] + [-1], dtype=np.int32)
+    return SouthDoorFrame(camera=camera, surfaces=tuple(s for _, _, s in faces), surface_of_pixel=surface,
+                          object_of_pixel=object_of_surface[surface])  # -1 (background) takes the trailing -1
+
+
+def south_door_image(scene: Scene, house: Mapping) -> tuple[Image.Image, list[tuple[str, str]]]:
+    """The south-door image and the (object id, label) pairs of the visible prominent objects."""
+    frame = south_door_frame(scene, house)
+    palette = np.array([colour("background"), *(s.colour for s in frame.surfaces)], dtype=np.uint8)
+    ids = frame.surface_of_pixel
+    pixels = palette[ids + 1]
+    edges = np.zeros(ids.shape, dtype=bool)
+    edges[:, :-1] |= ids[:, :-1] != ids[:, 1:]
+    edges[:-1, :] |= ids[:-1, :] != ids[1:, :]
+    pixels[edges] = colour("edge")
+    image = Image.fromarray(pixels, "RGB")
+    draw = ImageDraw.Draw(image)
+
+    layout = style()["south_door"]
+    step = font(layout["font_px"]).getbbox("Ag")[3] + 2 * LABEL_PAD + 2
+    # One pass over the pixels for every object's visible area, centroid and top row.
+    owner = frame.object_of_pixel
+    rows, cols = np.nonzero(owner >= 0)  # row-major: each object's first pixel is on its top row
+    which = owner[rows, cols]
+    count = np.bincount(which, minlength=len(scene.objects))
+    mean_col = np.bincount(which, cols, minlength=len(scene.objects)) / np.maximum(count, 1)
+    mean_row = np.bincount(which, rows, minlength=len(scene.objects)) / np.maximum(count, 1)
+    present, first = np.unique(which, return_index=True)
+    top = dict(zip(present.tolist(), rows[first].tolist()))
+    visible = [k for k, obj in enumerate(scene.objects) if obj.prominent and count[k] >= MIN_VISIBLE_PX]
+    visible.sort(key=lambda k: count[k])  # small (far, hidden) objects choose their place first
+    requests, labels = [], []
+    for k in visible:
+        obj, col, row = scene.objects[k], float(mean_col[k]), float(mean_row[k])
+        text = type_words(obj.type)
+        above = [(col, top[k] - step / 2 - 6 - j * step) for j in range(6)]
+        below = [(col, row + j * step) for j in range(1, 4)]
+        on_object = partial(_covers, owner, k)
+        requests.append(LabelRequest(text, (round(col), round(row)), ((col, row), *above, *below), on_object))
+        labels.append((obj.id, text))
+    place_labels(draw, requests, image.size, layout["font_px"])
+    return image, sorted(labels)
+
+
+def _covers(owner: np.ndarray, index: int, rect: tuple) -> bool:
+    """Whether every pixel of the rectangle shows object `index`."""
+    x0, y0, x1, y1 = (round(v) for v in rect)
+    if x0 < 0 or y0 < 0 or x1 >= owner.shape[1] or y1 >= owner.shape[0]:
+        return False
+    return bool((owner[y0 : y1 + 1, x0 : x1 + 1] == index).all())
+
+
+def south_door_png(scene: Scene, house: Mapping) -> bytes:
+    image, labels = south_door_image(scene, house)
+    return png_bytes(image, offline_key("south_door"), labels)

@@ -1,0 +1,147 @@
+"""Exactly equivalent, faster replacements for ProcTHOR's slow spots, installed at run time.
+
+`installed()` swaps three things in for the duration of a block, and nothing installed is edited.
+Each one gives ProcTHOR the same values, in the same order, and makes the same random draws, so
+houses stay byte-identical (tests/test_fast_procthor.py compares whole houses with stock ones).
+
+1. `OrthogonalPolygon._join_neighboring_rectangles`, where stock sampling spends most of its time
+   (every pair of rectangles compared with Python set intersections, again in each round of
+   `get_all_rectangles`). Its result is a `set` whose iteration order later feeds
+   `random.choices`, so the replacement must insert the same rectangles in the same sequence.
+   The stock loops walk `rects.copy()` and, for each rect1, `rects - {rect1}`; for 8 or more
+   rectangles CPython computes that difference as a copy of `rects` with rect1 removed, so both
+   loops visit rectangles in the order of `rects.copy()` (below 8 the stock method runs: it is
+   cheap there, and its inner order differs). Two axis-aligned rectangles share exactly two
+   corners when they have the same x-interval and one z-value in common, or the same z-interval
+   and one x-value in common: one edge key in common. Sorting the 4n edge keys finds all the
+   pairs at once, and the pairs in (rect1, rect2) order are exactly the stock visiting order.
+   Inserting only each merged rectangle's first occurrence leaves a set as inserting them all
+   does (adding a present element changes nothing).
+2. `AssetGroupGenerator._set_dimensions`, which builds one pandas DataFrame per asset of a group
+   to find its widest and deepest assets and its height: the same choices from plain lists
+   (first maximum, as `idxmax` picks), then ProcTHOR's own placement sampling, whose random
+   draws are the only ones made.
+3. `procthor.databases._get_asset_groups` and `_get_asset_database`, which parse the asset-group
+   files and the 1.5 MB asset database again for every house: parsed once per process. Only
+   `get_spawnable_asset_group_info` calls them; it reads the database's keys only, and the
+   `AssetGroupGenerator` it builds deep-copies its group's data before changing anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import lru_cache
+
+import numpy as np
+import procthor.databases as databases
+from procthor.databases import asset_id_database
+from procthor.generation.asset_groups import AssetGroupGenerator
+from procthor.generation.objects import OrthogonalPolygon
+from procthor.utils.types import Vector3
+
+from pipeline.scene.patching import patched
+
+Rect = tuple[float, float, float, float]  # (x0, z0, x1, z1)
+STOCK_JOIN = OrthogonalPolygon._join_neighboring_rectangles
+STOCK_SET_DIMENSIONS = AssetGroupGenerator._set_dimensions
+COPY_ORDER_MIN = 8  # from here on, `rects - {r}` iterates in the order of `rects.copy()`
+
+
+def _pairs_sharing_an_edge(codes: np.ndarray, v: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rect1, rect2) index arrays of the rectangles that share two corners, in stock visiting order.
+
+    `codes` holds each rectangle's (x0, z0, x1, z1) as integer codes below `v`. Edge keys:
+    (x-interval, z) for the bottom and top edges, (z-interval, x) offset by v^3 for the sides;
+    2 v^3 fits in an int64 for any v below a million (n rectangles have at most 4n codes).
+    """
+    n = len(codes)
+    x0, z0, x1, z1 = codes.T
+    keys = np.concatenate([(x0 * v + x1) * v + z0, (x0 * v + x1) * v + z1,
+                           ((v + z0) * v + z1) * v + x0, ((v + z0) * v + z1) * v + x1])
+    owner = np.tile(np.arange(n), 4)
+    by_key = np.argsort(keys, kind="stable")
+    keys, owner = keys[by_key], owner[by_key]
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    lengths = np.diff(np.r_[starts, len(keys)])
+    starts, lengths = starts[lengths > 1], lengths[lengths > 1]
+    # every ordered pair of entries within one run of equal keys
+    member = np.repeat(starts, lengths) + _offsets(lengths)
+    run_length = np.repeat(lengths, lengths)
+    rect1 = owner[np.repeat(member, run_length)]
+    rect2 = owner[np.repeat(member - _offsets(lengths), run_length) + _offsets(run_length)]
+    distinct = rect1 != rect2  # a rectangle's four edge keys differ: only an entry with itself repeats
+    rect1, rect2 = rect1[distinct], rect2[distinct]
+    visit = np.argsort(rect1 * n + rect2)
+    return rect1[visit], rect2[visit]
+
+
+def _offsets(lengths: np.ndarray) -> np.ndarray:
+    """0, 1, ..., L-1 for each L in `lengths`, concatenated."""
+    return np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+
+
+def join_neighboring_rectangles(self: OrthogonalPolygon, rects: set[Rect]) -> set[Rect]:
+    if len(rects) < COPY_ORDER_MIN:
+        return STOCK_JOIN(self, rects)
+    corners = np.array(list(rects.copy()), dtype=float)  # rows (x0, z0, x1, z1) in visiting order
+    values, codes = np.unique(corners, return_inverse=True)  # codes keep the order of the values
+    v = len(values)
+    codes = codes.reshape(corners.shape).astype(np.int64)
+    rect1, rect2 = _pairs_sharing_an_edge(codes, v)
+    # The stock expression, min(x0_0, x1_0, x1_1, x1_1) etc., under x0 < x1 and z0 < z1 (true of
+    # every rectangle here): each side is rect1's unless rect2's is strictly beyond it, and x0_1
+    # stays out of the minimum as it does there. Per side: (rect2's column, rect1's, rect2 wins).
+    sides = [(2, 0, codes[rect2, 2] < codes[rect1, 0]), (1, 1, codes[rect2, 1] < codes[rect1, 1]),
+             (2, 2, codes[rect2, 2] > codes[rect1, 2]), (3, 3, codes[rect2, 3] > codes[rect1, 3])]
+
+    def merged(table: np.ndarray, rows=slice(None)) -> list[np.ndarray]:
+        return [np.where(wins[rows], table[rect2[rows], c2], table[rect1[rows], c1]) for c2, c1, wins in sides]
+
+    mx0, mz0, mx1, mz1 = merged(codes)
+    _, x_interval = np.unique(mx0 * v + mx1, return_inverse=True)
+    _, z_interval = np.unique(mz0 * v + mz1, return_inverse=True)
+    _, first = np.unique(x_interval * len(rect1) + z_interval, return_index=True)  # first occurrences
+    first.sort()
+    out: set[Rect] = set()
+    out.update(map(tuple, np.column_stack(merged(corners, first)).tolist()))
+    return out - rects
+
+
+def set_dimensions(self: AssetGroupGenerator) -> None:
+    """`AssetGroupGenerator._set_dimensions` with lists where it builds DataFrames."""
+    asset_group_assets = {
+        asset["name"]: set([asset_id for asset_type, asset_id in asset["assetIds"]])
+        for asset in self.data["assetMetadata"].values()
+    }
+    widest, deepest, max_y = {}, {}, -np.inf
+    for name, asset_ids in asset_group_assets.items():
+        ids = list(asset_ids)
+        boxes = [asset_id_database[asset_id]["boundingBox"] for asset_id in ids]
+        for chosen, axis in ((widest, "x"), (deepest, "z")):
+            asset_id = ids[max(range(len(ids)), key=lambda k: boxes[k][axis])]
+            chosen[name] = (asset_id_database[asset_id]["objectType"], asset_id)
+        height = np.array([box["y"] for box in boxes]).max()  # the numpy scalar a Series.max() gives
+        if height > max_y:
+            max_y = height
+    x_dim_assets = self.sample_object_placement(chosen_asset_ids=widest)
+    z_dim_assets = self.sample_object_placement(chosen_asset_ids=deepest)
+    self.cache["dimensions"] = Vector3(
+        x=x_dim_assets["bounds"]["x"]["length"], y=max_y, z=z_dim_assets["bounds"]["z"]["length"]
+    )
+
+
+@lru_cache(maxsize=None)
+def _read_once(read: Callable[[], dict]) -> dict:
+    return read()
+
+
+@contextmanager
+def installed() -> Iterator[None]:
+    """The fast equivalents in place of the stock ones, restored on exit."""
+    read_asset_groups, read_asset_database = databases._get_asset_groups, databases._get_asset_database
+    with patched(OrthogonalPolygon, "_join_neighboring_rectangles", join_neighboring_rectangles), \
+            patched(AssetGroupGenerator, "_set_dimensions", set_dimensions), \
+            patched(databases, "_get_asset_groups", lambda: _read_once(read_asset_groups)), \
+            patched(databases, "_get_asset_database", lambda: _read_once(read_asset_database)):
+        yield

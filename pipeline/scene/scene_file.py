@@ -1,0 +1,138 @@
+"""One scene file: canonical JSON of {"record": Scene, "house": ProcTHOR house JSON}, checked both ways.
+
+A scene file `OUT/{room_id}.json` is canonical JSON (sorted keys, floats rounded to
+`FLOAT_DIGITS` decimals, no NaN, one trailing newline), written atomically (temporary file in
+the same folder, then `os.replace`) and validated against `SCENE_FILE_SCHEMA` on the way out and
+on the way in. That schema is derived from the record's declaration (pipeline.scene.records), so
+it travels with the code: schemas/scene.schema.json is a generated copy for readers.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pipeline.errors import RoomspaceError
+from pipeline.files import write_atomic
+from pipeline.scene.records import Scene, room_id
+from pipeline.typed_json import from_json, json_schema_of, to_json
+
+FLOAT_DIGITS = 6  # decimals kept in scene files
+
+SCENE_FILE_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "roomspace.scene",
+    "title": "RoomSpace scene file",
+    "description": "One seeded ProcTHOR single-room house: the record the pipeline reads (pipeline.scene.records.Scene, "
+                   "from which this schema is derived; regenerate with `roomspace schemas`) and the house JSON "
+                   "ProcTHOR produced. Metres, world frame x east, z north; the room is the square [0, side]^2.",
+    "type": "object",
+    "required": ["record", "house"],
+    "additionalProperties": False,
+    "properties": {
+        "record": json_schema_of(Scene),
+        "house": {
+            "description": "ProcTHOR's house JSON (floats rounded), loadable by AI2-THOR's CreateHouse.",
+            "type": "object",
+            "required": ["rooms", "walls", "doors", "windows", "objects"],
+            "properties": {"rooms": {"type": "array", "minItems": 1}, "walls": {"type": "array"},
+                           "doors": {"type": "array"}, "windows": {"type": "array"}, "objects": {"type": "array"}},
+        },
+    },
+}
+
+
+def scene_path(out: str | os.PathLike, seed: int, index: int) -> Path:
+    """Where house `index` of global seed `seed` is written in folder `out`."""
+    return Path(out) / f"{room_id(seed, index)}.json"
+
+
+def canonical(value: Any, ndigits: int = FLOAT_DIGITS) -> Any:
+    """Plain JSON values with floats rounded to `ndigits` (numpy scalars and tuples included)."""
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    if isinstance(value, int | np.integer):
+        return int(value)
+    if isinstance(value, float | np.floating):
+        number = float(value)
+        if not math.isfinite(number):
+            raise RoomspaceError(f"cannot write a non-finite number ({number}) to a scene file")
+        return round(number, ndigits) + 0.0  # + 0.0 turns -0.0 into 0.0
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): canonical(v, ndigits) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [canonical(v, ndigits) for v in value]
+    if value is None:
+        return None
+    raise RoomspaceError(f"cannot write a {type(value).__name__} to a scene file")
+
+
+def dumps(document: Any) -> str:
+    """The canonical text of a JSON document: the same value always gives the same bytes."""
+    return json.dumps(canonical(document), sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False) + "\n"
+
+
+def scene_document(house: dict, scene: Scene) -> dict:
+    return {"record": to_json(scene), "house": house}
+
+
+@lru_cache(maxsize=1)
+def _validator():
+    import jsonschema
+
+    jsonschema.Draft202012Validator.check_schema(SCENE_FILE_SCHEMA)
+    return jsonschema.Draft202012Validator(SCENE_FILE_SCHEMA)
+
+
+def schema_errors(document: Any) -> list[str]:
+    """Every way `document` breaks the scene file schema (empty if it is a valid scene file)."""
+    errors = sorted(_validator().iter_errors(document), key=lambda e: list(e.absolute_path))
+    return [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}" for e in errors]
+
+
+def load_scene(path: str | os.PathLike) -> Scene:
+    """The record of a scene file, validated; a broken or foreign file is a RoomspaceError."""
+    return _load_document(Path(path))[0]
+
+
+def load_house(path: str | os.PathLike) -> dict:
+    """The ProcTHOR house JSON of a scene file, validated like `load_scene`."""
+    return _load_document(Path(path))[1]
+
+
+def _load_document(path: Path) -> tuple[Scene, dict]:
+    hint = "delete it or re-run with --force to resample it"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise RoomspaceError(f"{path}: not a scene file (not UTF-8 text); {hint}") from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise RoomspaceError(f"{path}: truncated or corrupt scene file (bad JSON: {error.msg} at line {error.lineno}); {hint}") from None
+    problems = schema_errors(document)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise RoomspaceError(f"{path}: not a roomspace scene file ({problems[0]}{more}); {hint}")
+    scene = from_json(Scene, document["record"])
+    if path.name != f"{scene.room_id}.json":
+        raise RoomspaceError(f"{path}: holds scene {scene.room_id}, not the one its name says; {hint}")
+    return scene, document["house"]
+
+
+def write_scene(path: Path, house: dict, scene: Scene) -> None:
+    """Write one scene file atomically, after checking it against the schema."""
+    document = json.loads(dumps(scene_document(house, scene)))
+    problems = schema_errors(document)
+    if problems:
+        raise RoomspaceError(f"scene {scene.room_id} breaks the scene schema: {problems[0]}")
+    write_atomic(path, lambda target: target.write_text(dumps(document), encoding="utf-8", newline="\n"))

@@ -1,0 +1,396 @@
+"""The exact consistency checker (design.md section 5).
+
+The question: which of the nine directions of query[0] relative to query[1] leave the facts
+satisfiable on the d x d grid. Variables are objects, values are cells, constraints are facts.
+
+How it stays exact and fast:
+- every relation is a precomputed table over value pairs, held as Python-int bitsets: row v of
+  a table is the set of values of B compatible with A = v, so revising a domain is a few
+  bitwise ANDs;
+- search is backtracking that keeps the network arc consistent (MAC) after every choice;
+- directions, regions and NTPP are each a conjunction of one condition on i and one on j, so a
+  problem with only those facts splits into two independent problems over d values, and its
+  answer is the product of the two axes' answers. TPP ("on some border row OR column") and
+  distances couple the axes; a problem with either is searched jointly over cells, with the
+  axis answers (which ignore the coupling facts, so they over-approximate) as candidates and
+  the axis domains as a first pruning;
+- one search per still-open candidate set rather than per direction: each solution found
+  settles its direction, and the last search refutes all the rest at once;
+- answers are memoised on the fact set, so a story's FR and YN questions in both views cost
+  one solve.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache, reduce
+from operator import and_, or_
+
+from pipeline.errors import RoomspaceError
+from pipeline.spatial.facts import Fact
+from pipeline.spatial.grid import GRID_SIZES, check_grid_size
+from pipeline.spatial.relations import (BINARY_CODES, DIRECTIONS, DISTANCE_SCALES, DISTANCES, REGIONS, UNARY_CODES,
+                                        band, converse, direction, direction_signs, distance, holds, is_binary,
+                                        region_bands)
+
+Arc = tuple[int, int]  # (a, b): a constraint between a and b, seen from a
+_SIGN_VALUES = (-1, 0, 1)  # the three relations of one axis: sign(x_A - x_B)
+_SIGNS = {code: direction_signs(code) for code in DIRECTIONS}  # per axis, what a direction says
+_BANDS = {code: region_bands(code) for code in REGIONS}
+_DISTANCES = frozenset(DISTANCES)
+_CONVERSE = {code: converse(code) for code in BINARY_CODES}
+_CELLS = {d: [(i, j) for i in range(d) for j in range(d)] for d in GRID_SIZES}  # value i*d + j
+
+
+def answer_set(facts: Iterable[Fact], variables: Sequence[str], query: tuple[str, str], d: int) -> frozenset[str]:
+    """Every direction R such that the facts plus "query[0] is R of query[1]" are satisfiable."""
+    facts = frozenset(facts)
+    variables = tuple(variables)
+    _validate(facts, variables, query, d)
+    return _answer(facts, variables, (query[0], query[1]), d)
+
+
+def forget_answers() -> None:
+    """Clear the memo of answers, so that the next calls are timed cold (the benchmark)."""
+    _answer.cache_clear()
+
+
+def _validate(facts: frozenset[Fact], variables: tuple[str, ...], query: tuple[str, str], d: int) -> None:
+    check_grid_size(d)
+    if len(set(variables)) != len(variables):
+        raise RoomspaceError(f"variables {variables} name an object twice")
+    known = set(variables)
+    if len(query) != 2 or not set(query) <= known:
+        raise RoomspaceError(f"query {query} must name two of the variables {variables}")
+    if query[0] == query[1]:
+        raise RoomspaceError(f"query {query} relates {query[0]!r} to itself")
+    for fact in facts:
+        binary = is_binary(fact.relation)  # raises on an unknown code
+        if fact.subject not in known:
+            raise RoomspaceError(f"fact {fact} is about {fact.subject!r}, which is not a variable")
+        if binary and fact.object not in known:
+            raise RoomspaceError(f"fact {fact} relates to {fact.object!r}, which is not a variable")
+        if binary and fact.object == fact.subject:
+            raise RoomspaceError(f"fact {fact} relates {fact.subject!r} to itself")
+        if not binary and fact.object is not None:
+            raise RoomspaceError(f"fact {fact}: {fact.relation!r} describes one object, not a pair")
+
+
+@lru_cache(maxsize=4096)
+def _answer(facts: frozenset[Fact], variables: tuple[str, ...], query: tuple[str, str], d: int) -> frozenset[str]:
+    index = {name: k for k, name in enumerate(variables)}
+    q0, qn = index[query[0]], index[query[1]]
+    unary: list[list[str]] = [[] for _ in variables]
+    binary: dict[Arc, list[str]] = {}  # per pair (a, b), a < b: the codes of "a is <code> of b"
+    for fact in facts:
+        a = index[fact.subject]
+        if fact.object is None:
+            unary[a].append(fact.relation)
+            continue
+        b = index[fact.object]
+        code = fact.relation if a < b else _CONVERSE[fact.relation]
+        binary.setdefault((min(a, b), max(a, b)), []).append(code)
+
+    (i_domains, i_signs), (j_domains, j_signs) = (_solve_axis(axis, unary, binary, q0, qn, d) for axis in (0, 1))
+    candidates = {code for code, (si, sj) in _SIGNS.items() if si in i_signs and sj in j_signs}
+    coupled = any("TPP" in codes for codes in unary) or any(
+        not _DISTANCES.isdisjoint(codes) for codes in binary.values()
+    )
+    if not coupled or not candidates:
+        return frozenset(candidates)
+    return _solve_joint(unary, binary, (i_domains, j_domains), candidates, q0, qn, d)
+
+
+# ---------------------------------------------------------------------------------------------
+# Relations over values as bitsets.
+
+
+class _Relation:
+    """A binary relation over values 0..size-1: rows[v] is the bitset of the values related to v."""
+
+    __slots__ = ("rows", "_width", "_images")
+
+    def __init__(self, rows: Sequence[int]):
+        self.rows = tuple(rows)
+        # _images[p][chunk]: the union of the rows of the values width*p + k for the bits k of
+        # chunk, filled on first use, so that image() costs one lookup per chunk of its
+        # argument. An axis (at most 12 values) is a single chunk.
+        self._width = len(self.rows) if len(self.rows) <= 12 else 8
+        chunks = -(-len(self.rows) // self._width)
+        self._images: list[list[int | None]] = [[None] * (1 << self._width) for _ in range(chunks)]
+
+    def image(self, values: int) -> int:
+        """The values related to at least one of `values`."""
+        if values & (values - 1) == 0:
+            return self.rows[values.bit_length() - 1] if values else 0
+        if len(self._images) == 1:
+            return self._images[0][values] or self._fill(0, values)
+        out = 0
+        for p, chunk in enumerate(values.to_bytes(len(self._images), "little")):
+            if chunk:
+                out |= self._images[p][chunk] or self._fill(p, chunk)
+        return out
+
+    def _fill(self, p: int, chunk: int) -> int:
+        # An empty image (0) reads as "not filled yet" and is recomputed: rare, and still exact.
+        first = self._width * p
+        image = reduce(or_, (self.rows[first + k] for k in range(self._width) if chunk >> k & 1))
+        self._images[p][chunk] = image
+        return image
+
+
+def _meet(relations: Sequence[_Relation]) -> _Relation:
+    """Related in every one of the relations."""
+    if len(relations) == 1:
+        return relations[0]
+    return _Relation(map(lambda *row: reduce(and_, row), *(r.rows for r in relations)))
+
+
+def _join(relations: Sequence[_Relation]) -> _Relation:
+    """Related in at least one of the relations."""
+    if len(relations) == 1:
+        return relations[0]
+    return _Relation(map(lambda *row: reduce(or_, row), *(r.rows for r in relations)))
+
+
+def _bits(values: Iterable[int]) -> int:
+    return sum(1 << v for v in values)
+
+
+# ---------------------------------------------------------------------------------------------
+# One axis: values 0..d-1, the coordinate i (axis 0) or j (axis 1).
+
+
+@dataclass(frozen=True)
+class _AxisTables:
+    full: int
+    interior: int  # NTPP on this axis: 0 < k < d-1
+    band: tuple[int, int, int]  # the values of each third
+
+
+@lru_cache(maxsize=None)
+def _axis_tables(d: int) -> _AxisTables:
+    return _AxisTables(
+        full=_bits(range(d)),
+        interior=_bits(range(1, d - 1)),
+        band=tuple(_bits(k for k in range(d) if band(k, d) == b) for b in range(3)),
+    )
+
+
+@lru_cache(maxsize=None)
+def _axis_relation(signs: tuple[int, ...], d: int) -> _Relation:
+    """x related to y when sign(x - y) is each of the signs (several facts on one pair)."""
+    return _Relation(_bits(y for y in range(d) if all((x > y) - (x < y) == s for s in signs)) for x in range(d))
+
+
+def _solve_axis(
+    axis: int, unary: list[list[str]], binary: dict[Arc, list[str]], q0: int, qn: int, d: int
+) -> tuple[list[int], set[int]]:
+    """Arc-consistent domains of one axis, and the signs the query pair can take on it.
+
+    Uses the facts that are one condition per axis: regions, NTPP, directions. Exact for a
+    problem of only those facts; an over-approximation when TPP or distances also constrain it.
+
+    No search is needed: unary sets and the relations <, =, > are min-closed (the pairwise
+    minimum of two solutions of a constraint is one too), and for min-closed constraints arc
+    consistency decides satisfiability: if no domain is empty, every variable at its least
+    value is a solution (Jeavons and Cooper 1995, "Tractable constraints on ordered domains").
+    The query "sign is s" is min-closed too, so each sign costs one propagation.
+    """
+    tables = _axis_tables(d)
+    domains = []
+    for codes in unary:
+        domain = tables.full
+        for code in codes:
+            if code in _BANDS:
+                domain &= tables.band[_BANDS[code][axis]]
+            elif code == "NTPP":
+                domain &= tables.interior
+        domains.append(domain)
+    arcs = {}
+    for (a, b), codes in binary.items():
+        signs = tuple(sorted({_SIGNS[c][axis] for c in codes if c in _SIGNS}))
+        if signs:
+            arcs[(a, b)] = _axis_relation(signs, d)
+            arcs[(b, a)] = _axis_relation(tuple(-s for s in reversed(signs)), d)
+    if not all(domains) or not _propagate(domains, arcs, _neighbours(arcs, len(domains)), list(arcs)):
+        return domains, set()
+    signs = set()
+    for s in _SIGN_VALUES:
+        forward, backward = _axis_relation((s,), d), _axis_relation((-s,), d)
+        query_arcs, neighbours = _with_query(arcs, q0, qn, forward, backward, len(domains))
+        if _propagate(list(domains), query_arcs, neighbours, [(q0, qn), (qn, q0)]):
+            signs.add(s)
+    return domains, signs
+
+
+# ---------------------------------------------------------------------------------------------
+# The joint problem: values are cells, cell (i, j) is value i*d + j.
+
+
+@dataclass(frozen=True)
+class _JointTables:
+    unary: dict[str, int]  # region and wall codes: the cells where they hold
+    binary: dict[str, tuple[int, ...]]  # direction and distance codes: rows over cells
+    column: tuple[int, ...]  # the cells with i = k
+    row: tuple[int, ...]  # the cells with j = k
+
+    def product(self, i_values: int, j_values: int) -> int:
+        """The cells (i, j) with i among i_values and j among j_values."""
+        columns = reduce(or_, (m for k, m in enumerate(self.column) if i_values >> k & 1), 0)
+        rows = reduce(or_, (m for k, m in enumerate(self.row) if j_values >> k & 1), 0)
+        return columns & rows
+
+
+@lru_cache(maxsize=None)
+def _joint_tables(d: int) -> _JointTables:
+    cells = _CELLS[d]
+    rows = {code: [0] * len(cells) for code in BINARY_CODES}
+    # One pass over cell pairs: each pair has exactly one direction and one code per scale.
+    for v, a in enumerate(cells):
+        for w, b in enumerate(cells):
+            bit = 1 << w
+            rows[direction(a, b)][v] |= bit
+            for scale in DISTANCE_SCALES:
+                rows[distance(a, b, d, scale)][v] |= bit
+    return _JointTables(
+        unary={code: _bits(v for v, c in enumerate(cells) if holds(code, d, c)) for code in UNARY_CODES},
+        binary={code: tuple(r) for code, r in rows.items()},
+        column=tuple(_bits(i * d + j for j in range(d)) for i in range(d)),
+        row=tuple(_bits(i * d + j for i in range(d)) for j in range(d)),
+    )
+
+
+@lru_cache(maxsize=None)
+def _cell_relation(code: str, d: int) -> _Relation:
+    return _Relation(_joint_tables(d).binary[code])
+
+
+@lru_cache(maxsize=512)
+def _all_of(codes: frozenset[str], d: int) -> _Relation:
+    """Cells related by every one of the codes: the facts on one pair."""
+    return _meet([_cell_relation(c, d) for c in sorted(codes)])
+
+
+@lru_cache(maxsize=512)
+def _any_of(codes: frozenset[str], d: int) -> _Relation:
+    """Cells related by at least one of the codes: the query's open directions."""
+    return _join([_cell_relation(c, d) for c in sorted(codes)])
+
+
+def _solve_joint(
+    unary: list[list[str]],
+    binary: dict[Arc, list[str]],
+    axis_domains: tuple[list[int], list[int]],
+    candidates: set[str],
+    q0: int,
+    qn: int,
+    d: int,
+) -> frozenset[str]:
+    """The directions of the query pair over all solutions of the facts, by search over cells."""
+    tables = _joint_tables(d)
+    domains = []
+    for k, codes in enumerate(unary):
+        domain = tables.product(axis_domains[0][k], axis_domains[1][k])
+        for code in codes:
+            domain &= tables.unary[code]
+        domains.append(domain)
+    arcs = {}
+    for (a, b), codes in binary.items():
+        arcs[(a, b)] = _all_of(frozenset(codes), d)
+        arcs[(b, a)] = _all_of(frozenset(_CONVERSE[c] for c in codes), d)
+
+    if not all(domains) or not _propagate(domains, arcs, _neighbours(arcs, len(domains)), list(arcs)):
+        return frozenset()
+    if not arcs:
+        # Unary facts only: the query pair may take any cell of each domain.
+        return frozenset(c for c in candidates if domains[q0] & _cell_relation(_CONVERSE[c], d).image(domains[qn]))
+    # Search for a solution whose direction is still open; each one found settles its
+    # direction, and the search that finds none refutes all the open directions at once.
+    found = set()
+    while open_codes := frozenset(candidates - found):
+        forward = _any_of(open_codes, d)
+        backward = _any_of(frozenset(_CONVERSE[c] for c in open_codes), d)
+        query_arcs, neighbours = _with_query(arcs, q0, qn, forward, backward, len(domains))
+        trial = list(domains)
+        if not _propagate(trial, query_arcs, neighbours, [(q0, qn), (qn, q0)]):
+            break
+        solution = _search(trial, query_arcs, neighbours)
+        if solution is None:
+            break
+        found.add(direction(_CELLS[d][solution[q0].bit_length() - 1], _CELLS[d][solution[qn].bit_length() - 1]))
+    return frozenset(found)
+
+
+# ---------------------------------------------------------------------------------------------
+# Search over bitset domains, shared by both kinds of problem.
+
+
+def _with_query(
+    arcs: dict[Arc, _Relation], q0: int, qn: int, forward: _Relation, backward: _Relation, n: int
+) -> tuple[dict[Arc, _Relation], list[list[int]]]:
+    """The arcs and neighbour lists with the query constraint added (met with any fact on the pair)."""
+    if (q0, qn) in arcs:
+        forward, backward = _meet([arcs[(q0, qn)], forward]), _meet([arcs[(qn, q0)], backward])
+    query_arcs = {**arcs, (q0, qn): forward, (qn, q0): backward}
+    return query_arcs, _neighbours(query_arcs, n)
+
+
+def _neighbours(arcs: dict[Arc, _Relation], n: int) -> list[list[int]]:
+    neighbours: list[list[int]] = [[] for _ in range(n)]
+    for a, b in arcs:
+        neighbours[a].append(b)
+    return neighbours
+
+
+def _propagate(
+    domains: list[int], arcs: dict[Arc, _Relation], neighbours: list[list[int]], pending: list[Arc]
+) -> bool:
+    """Make the domains arc consistent in place, revising first the given arcs; False on a wipe-out.
+
+    Revising arc (a, b) keeps the values of a related to some value of b: the image of b's
+    domain under the relation seen from b.
+    """
+    queue = list(pending)
+    queued = set(queue)
+    while queue:
+        arc = queue.pop()
+        queued.discard(arc)
+        a, b = arc
+        kept = domains[a] & arcs[(b, a)].image(domains[b])
+        if kept != domains[a]:
+            if not kept:
+                return False
+            domains[a] = kept
+            for c in neighbours[a]:
+                if c != b and (c, a) not in queued:
+                    queue.append((c, a))
+                    queued.add((c, a))
+    return True
+
+
+def _search(domains: list[int], arcs: dict[Arc, _Relation], neighbours: list[list[int]]) -> list[int] | None:
+    """A solution below these arc-consistent domains, or None.
+
+    Every constrained variable of a solution has a single value; a variable without
+    constraints keeps its (non-empty) domain, as any of its values will do.
+    """
+    best, best_size = -1, 0
+    for var, dom in enumerate(domains):
+        size = dom.bit_count()
+        if size > 1 and neighbours[var] and (best < 0 or size < best_size):
+            best, best_size = var, size
+    if best < 0:
+        return domains
+    rest = domains[best]
+    while rest:
+        value = rest & -rest
+        rest ^= value
+        trial = list(domains)
+        trial[best] = value
+        if _propagate(trial, arcs, neighbours, [(c, best) for c in neighbours[best]]):
+            solution = _search(trial, arcs, neighbours)
+            if solution is not None:
+                return solution
+    return None

@@ -1,0 +1,87 @@
+"""The facts of a story, computed from the snapped cells of a raster (design.md section 4).
+
+Because every fact is read off the raster, the rasterised scene satisfies all of them: the
+witness invariant of design.md section 3.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pipeline.errors import RoomspaceError
+from pipeline.spatial.grid import Raster
+from pipeline.spatial.relations import DISTANCE_SCALES, direction, distance, region, wall_contact
+
+SETTINGS = ("layout", "tpp", "o2", "o2_d2", "o2_d3", "o2_layout", "o2_d2_layout", "o2_d3_layout")
+
+
+@dataclass(frozen=True)
+class Fact:
+    """ "subject is <relation> (of) object"; object is None for unary facts (regions, TPP/NTPP)."""
+
+    subject: str
+    relation: str
+    object: str | None
+
+
+def described_pairs(n: int, m: int) -> tuple[tuple[int, int], ...]:
+    """The first m index pairs (a, b), a < b, in bands: the chain, then pairs two apart, and so on.
+
+    m = n - 1 is the bare chain, an (n-1)-hop question about (0, n-1); at most all pairs but
+    the query pair itself.
+    """
+    if n < 3 or not n - 1 <= m <= n * (n - 1) // 2 - 1:
+        raise RoomspaceError(
+            f"no valid described pairs for n={n}, m={m}: need n >= 3 and n-1 <= m <= n(n-1)/2 - 1"
+        )
+    order = [(a, a + gap) for gap in range(1, n) for a in range(n - gap)]
+    return tuple(order[:m])
+
+
+def hops(n: int, pairs: Sequence[tuple[int, int]]) -> int:
+    """Shortest path length from object 0 to object n-1 over the described pairs (undirected)."""
+    neighbours: dict[int, set[int]] = {k: set() for k in range(n)}
+    for a, b in pairs:
+        neighbours[a].add(b)
+        neighbours[b].add(a)
+    distance_from_0 = {0: 0}
+    frontier = [0]
+    while frontier:
+        following = []
+        for k in frontier:
+            for nxt in neighbours[k] - distance_from_0.keys():
+                distance_from_0[nxt] = distance_from_0[k] + 1
+                following.append(nxt)
+        frontier = following
+    if n - 1 not in distance_from_0:
+        raise RoomspaceError(f"the described pairs {list(pairs)} do not connect object 0 to object {n - 1}")
+    return distance_from_0[n - 1]
+
+
+def setting_facts(
+    raster: Raster, names: Sequence[str], pairs: Sequence[tuple[int, int]], setting: str
+) -> tuple[Fact, ...]:
+    """The facts of one setting: region and wall facts per object, direction and distance per pair."""
+    if setting not in SETTINGS:
+        raise RoomspaceError(f"unknown setting {setting!r}; expected one of {SETTINGS}")
+    if len(names) != len(raster.cells):
+        raise RoomspaceError(f"{len(names)} names for {len(raster.cells)} objects")
+    d = raster.d
+    cells = raster.cells
+    for a, b in pairs:
+        if not (0 <= a < len(cells) and 0 <= b < len(cells)) or a == b:
+            raise RoomspaceError(f"described pair {(a, b)} is not two of the objects 0..{len(cells) - 1}")
+    facts: list[Fact] = []
+    if setting in ("layout", "tpp") or setting.endswith("_layout"):
+        for name, cell in zip(names, cells):
+            facts.append(Fact(name, region(cell, d), None))
+            if setting == "tpp":
+                facts.append(Fact(name, wall_contact(cell, d), None))
+    if setting.startswith("o2"):
+        scale = next((s for s in DISTANCE_SCALES if f"_{s.lower()}" in setting), None)  # o2_d2 -> D2
+        for a, b in pairs:
+            facts.append(Fact(names[a], direction(cells[a], cells[b]), names[b]))
+            if scale:
+                facts.append(Fact(names[a], distance(cells[a], cells[b], d, scale), names[b]))
+    return tuple(facts)

@@ -1,0 +1,58 @@
+"""Configurations: the (n, m, d) of a base configuration and its published name, n5_m4_d144 (design.md section 4)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pipeline.errors import RoomspaceError
+from pipeline.spatial.facts import described_pairs
+from pipeline.spatial.grid import GRID_SIZES
+
+SWEEP_N = range(3, 8)  # the paper's sweep: n from 3 to 7, every valid m, d in 9 and 12
+
+
+@dataclass(frozen=True)
+class Config:
+    n: int
+    m: int
+    d: int
+
+    def __post_init__(self) -> None:
+        if self.d not in GRID_SIZES:
+            raise RoomspaceError(f"grid side d={self.d} (domain {self.d * self.d}) is not one of {GRID_SIZES}")
+        described_pairs(self.n, self.m)  # raises when m is out of range for n
+
+    @property
+    def name(self) -> str:
+        return f"n{self.n}_m{self.m}_d{self.d * self.d}"
+
+    @classmethod
+    def parse(cls, text: str) -> Config:
+        match = re.fullmatch(r"n(\d+)_m(\d+)_d(\d+)", text.strip())
+        if not match:
+            raise RoomspaceError(f"configuration {text!r} is not of the form n5_m4_d144")
+        n, m, domain = map(int, match.groups())
+        sides = {d * d: d for d in GRID_SIZES}
+        if domain not in sides:
+            raise RoomspaceError(f"configuration {text!r}: domain d{domain} is not one of "
+                                 + ", ".join(f"d{size}" for size in sides))
+        return cls(n, m, sides[domain])
+
+
+DEFAULT_CONFIGS = (Config(5, 4, 9), Config(5, 4, 12))
+
+
+def sweep() -> tuple[Config, ...]:
+    return tuple(Config(n, m, d) for n in SWEEP_N for m in range(n - 1, n * (n - 1) // 2) for d in GRID_SIZES)
+
+
+def parse_configs(text: str) -> tuple[Config, ...]:
+    """A comma-separated list of configuration names, or "sweep", or "default"."""
+    named = {"default": DEFAULT_CONFIGS, "sweep": sweep()}
+    configs: list[Config] = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        configs.extend(named[part] if part in named else (Config.parse(part),))
+    if not configs:
+        raise RoomspaceError("no configuration given")
+    return tuple(dict.fromkeys(configs))

@@ -1,0 +1,213 @@
+"""Items: one room and one configuration in, that room's rows out (design.md section 4).
+
+For a room and a configuration (n, m, d): n prominent objects in a seeded order o_1 ... o_n, the
+m described pairs in bands, the question pair (o_1, o_n); then for each of the 8 settings and
+both views, one story with an FR and a YN question; then the rcc8 setting, one YN question per
+view about the RCC-8 relation of two footprints (or a footprint and the floor) given in metres.
+Every choice is drawn from a seed derived from the room and the configuration, so a room's items
+never depend on any other room. Each row also carries its reasoning path (pipeline.spatial.reasoning),
+footprint topology (pipeline.spatial.topology) and difficulty metadata (pipeline.spatial.difficulty).
+
+`Item` is the dataset row, declared once: pipeline.dataset.rows derives the dataset's features,
+Arrow schema and JSON Schema from its fields.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from random import Random
+
+from pipeline.data import data_json
+from pipeline.scene.records import Point, Scene
+from pipeline.seeding import derive_seed
+from pipeline.spatial.checker import answer_set
+from pipeline.spatial.difficulty import layout_decides, tightness
+from pipeline.spatial.facts import SETTINGS, Fact, described_pairs, hops, setting_facts
+from pipeline.spatial.grid import rasterise
+from pipeline.spatial.reasoning import PathStep, reasoning_path
+from pipeline.spatial.relations import DIRECTIONS, VIEWS, converse, direction, direction_of_points, relation_words
+from pipeline.spatial.topology import RCC8, neighbours, rcc8_converse, snapped_footprint, topology_facts
+from pipeline.text.configs import Config
+from pipeline.text.stories import tell_rcc8, tell_setting, text_seed, written_path
+from pipeline.text.words import Phrases, Wording, object_names, type_words
+
+QUESTION_TYPES = ("FR", "YN")
+RCC8_SETTING = "rcc8"  # footprints in metres, YN questions about RCC-8 relations: an addition to RoomSpace
+ITEM_SETTINGS = (*SETTINGS, RCC8_SETTING)
+ROWS_PER_ROOM = len(SETTINGS) * len(VIEWS) * len(QUESTION_TYPES) + len(VIEWS)  # rcc8 asks YN only: 34
+SWEEP_N = range(3, 8)  # the paper's sweep: n from 3 to 7, every valid m, d in 9 and 12
+
+
+@dataclass(frozen=True)
+class Query:
+    subject: str  # o_1: "where is the subject relative to the object?"
+    object: str  # o_n
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        return (self.subject, self.object)
+
+
+@dataclass(frozen=True)
+class StoryObject:
+    name: str
+    type: str
+    asset_id: str
+    x: float  # centre in metres: the continuous scene
+    z: float
+    i: int  # snapped cell: the rasterised scene
+    j: int
+    walls: tuple[str, ...]
+    footprint: tuple[Point, ...]  # corners in metres on the topology grid (1 mm), as rcc8 stories state them
+
+
+@dataclass(frozen=True)
+class Item:
+    """One dataset row. pipeline/dataset/rows.py derives the dataset's features from these fields."""
+
+    id: str
+    room_id: str
+    room_index: int
+    seed: int  # the global seed; the room is a pure function of (seed, room_index)
+    room_type: str
+    room_side: float  # w, metres
+    config: str
+    n: int
+    m: int
+    d: int
+    setting: str
+    view: str
+    question_type: str
+    story: str
+    question: str
+    options: tuple[str, ...]
+    answer: str  # YN: "Yes" or "No"; FR: the consistent relations in the view's words, comma-separated
+    answer_set: tuple[str, ...]  # codes of every relation consistent with the story, canonical order; rcc8: the one
+    answer_set_size: int
+    candidate: str | None  # YN: the relation asked about (a code); FR: None
+    true_relation: str  # o_1 relative to o_n in the rasterised scene (a code); rcc8: the asked pair's RCC-8 relation
+    continuous_relation: str  # o_1 relative to o_n between the objects' centres in metres; rcc8: as true_relation
+    query: Query  # (o_1, o_n); rcc8: the asked pair, the object possibly "room" (the floor)
+    facts: tuple[Fact, ...]  # the story's facts, as stated; rcc8: () (its story states footprints)
+    hops: int  # rcc8: 0
+    objects: tuple[StoryObject, ...]  # o_1 ... o_n
+    story_order: tuple[str, ...]  # the objects' names in the order the story introduces them
+    topology: tuple[Fact, ...]  # RCC-8 of every pair of objects (o order), then of each object and "room"
+    path: tuple[PathStep, ...]  # the shortest chain of described direction facts from o_1 to o_n, composed
+    path_text: str  # the path in the view's words; "" when the story has no direction facts
+    path_decides: bool  # the path's last composed set is the answer set; False when there is no path
+    tightness: float  # mean share of its domain that each fact excludes (pipeline/spatial/difficulty.py)
+    layout_decides: bool  # the query objects' region facts alone give the answer set
+
+
+def oriented(facts: tuple[Fact, ...], flipped: set[frozenset[str]]) -> tuple[Fact, ...]:
+    """State a described pair from its other end where the room's seed says so: the same constraint."""
+    out = []
+    for fact in facts:
+        if fact.object is not None and frozenset((fact.subject, fact.object)) in flipped:
+            relation = converse(fact.relation) if fact.relation in DIRECTIONS else fact.relation
+            fact = Fact(fact.object, relation, fact.subject)
+        out.append(fact)
+    return tuple(out)
+
+
+def yes_targets(answers: dict[str, frozenset[str]], rng: Random) -> dict[tuple[str, str], bool]:
+    """Which YN slots (setting, view) ask a consistent relation: as many No as Yes where answer sets allow."""
+    slots = [(setting, view) for setting in SETTINGS for view in VIEWS]
+    open_slots = [slot for slot in slots if len(answers[slot[0]]) < len(DIRECTIONS)]
+    no = set(rng.sample(open_slots, min(len(slots) // 2, len(open_slots))))
+    return {slot: slot not in no for slot in slots}
+
+
+def rcc8_query(topology: tuple[Fact, ...], rng: Random) -> tuple[Query, str]:
+    """The pair an rcc8 question asks about, and its relation.
+
+    A relation is drawn among those the room's pairs show, then a pair showing it, in either
+    orientation: rare relations (PO, EC) are asked as often as the ubiquitous DC and NTPP.
+    """
+    relation = rng.choice([code for code in RCC8 if any(f.relation == code for f in topology)])
+    fact = rng.choice([f for f in topology if f.relation == relation])
+    if rng.random() < 0.5:
+        return Query(fact.object, fact.subject), rcc8_converse(relation)
+    return Query(fact.subject, fact.object), relation
+
+
+def room_items(scene: Scene, config: Config) -> tuple[Item, ...]:
+    """All items of one room for one configuration; () when the room has fewer than n prominent objects."""
+    prominent = list(scene.prominent)
+    n = config.n
+    if len(prominent) < n:
+        return ()
+    choice = Random(derive_seed(scene.room_id, "objects", n))
+    chosen = choice.sample(prominent, n)
+    intro = choice.sample(range(n), n)
+    names = object_names(chosen, intro)
+    wording = Wording(Phrases(names, [type_words(o.type) for o in chosen]))
+    order = [names[k] for k in intro]
+
+    raster = rasterise([(o.x, o.z) for o in chosen], [o.footprint for o in chosen], scene.side, config.d)
+    pairs = described_pairs(n, config.m)
+    rng = Random(derive_seed(scene.room_id, config.name))
+    flipped = {frozenset((names[a], names[b])) for a, b in pairs if rng.random() < 0.5}
+    query = Query(names[0], names[-1])
+    objects = tuple(
+        StoryObject(name, o.type, o.asset_id, o.x, o.z, cell[0], cell[1], walls, snapped_footprint(o.footprint))
+        for name, o, cell, walls in zip(names, chosen, raster.cells, raster.walls)
+    )
+    facts = {s: oriented(setting_facts(raster, names, pairs, s), flipped) for s in SETTINGS}
+    answers = {s: answer_set(facts[s], names, query.pair, config.d) for s in SETTINGS}
+    targets = yes_targets(answers, rng)
+    topology = topology_facts(names, [o.footprint for o in chosen], scene.side)
+    shared = dict(
+        room_id=scene.room_id, room_index=scene.index, seed=scene.seed, room_type=scene.room_type,
+        room_side=scene.side, config=config.name, n=n, m=config.m, d=config.d,
+        objects=objects, story_order=tuple(order), topology=topology,
+    )
+    yes, no = data_json("templates.json")["yes_no"]
+    items = []
+    for setting in SETTINGS:
+        answer = tuple(code for code in DIRECTIONS if code in answers[setting])
+        path = reasoning_path(facts[setting], query.subject, query.object)
+        common = dict(
+            shared, setting=setting, facts=facts[setting], answer_set=answer, answer_set_size=len(answer),
+            true_relation=direction(raster.cells[0], raster.cells[-1]),
+            continuous_relation=direction_of_points((chosen[0].x, chosen[0].z), (chosen[-1].x, chosen[-1].z)),
+            query=query, hops=hops(n, pairs), path=path, path_decides=bool(path) and path[-1].composed == answer,
+            tightness=round(tightness(facts[setting], config.d), 6),
+            layout_decides=layout_decides(facts[setting], query.pair, answer, config.d),
+        )
+        for view in VIEWS:
+            pool = answer if targets[setting, view] else tuple(c for c in DIRECTIONS if c not in answer)
+            texts = tell_setting(scene.room_type, scene.side, facts[setting], order, wording, view,
+                                 query.pair, pool, text_seed(scene.room_id, config.name, setting, view))
+            labels = [relation_words(code, view, "label") for code in DIRECTIONS]
+            per_view = dict(common, view=view, story=texts.story,
+                            path_text=written_path(path, query.subject, wording, view) if path else "")
+            items.append(Item(
+                id=f"{scene.room_id}-{config.name}-{setting}-{view}-FR", question_type="FR",
+                question=texts.fr_question, options=tuple(labels), candidate=None,
+                answer=", ".join(relation_words(code, view, "label") for code in answer), **per_view,
+            ))
+            items.append(Item(
+                id=f"{scene.room_id}-{config.name}-{setting}-{view}-YN", question_type="YN",
+                question=texts.yn_question, options=(yes, no), candidate=texts.candidate,
+                answer=yes if texts.candidate in answer else no, **per_view,
+            ))
+
+    asked = Random(derive_seed(scene.room_id, config.name, RCC8_SETTING))
+    rcc8_pair, truth = rcc8_query(topology, asked)
+    yes_view, near_miss = asked.choice(VIEWS), asked.choice(neighbours(truth))
+    footprints = {o.name: o.footprint for o in objects}
+    for view in VIEWS:
+        candidate = truth if view == yes_view else near_miss
+        text, question = tell_rcc8(scene.room_type, scene.side, footprints, order, wording, view,
+                                   rcc8_pair.pair, candidate,
+                                   text_seed(scene.room_id, config.name, RCC8_SETTING, view))
+        items.append(Item(
+            **shared, id=f"{scene.room_id}-{config.name}-{RCC8_SETTING}-{view}-YN", setting=RCC8_SETTING, view=view,
+            question_type="YN", story=text, question=question, options=(yes, no),
+            answer=yes if candidate == truth else no, answer_set=(truth,), answer_set_size=1, candidate=candidate,
+            true_relation=truth, continuous_relation=truth, query=rcc8_pair, facts=(), hops=0,
+            path=(), path_text="", path_decides=False, tightness=0.0, layout_decides=False,
+        ))
+    return tuple(items)

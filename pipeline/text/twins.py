@@ -1,0 +1,135 @@
+"""Name-swapped twins: a configuration's items told again in invented words (pipeline/data/twins.json).
+
+Each object type gets an invented word ("chair 2" becomes "dax 2") and each relation code an
+invented word said in a fixed form per kind ("zorp of", "in the fep zone"); the story defines,
+after its frame, the invented words of all nine directions and of every other relation it states
+by the view's familiar words, so the twin stays answerable. The draw is seeded per room and configuration. Everything
+else is the original item's: the same facts (renamed), the same template draws (each text is
+re-told from the original's seed), the same answer set, candidate and answer, and the options
+and FR answers keep the familiar labels so that the scorer reads a twin like its original. A
+model's drop from an item to its twin measures its reliance on familiar words.
+
+rcc8 twins rename the objects only: their stories carry no relation words, and the question
+spells out the relation it asks about.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from random import Random
+
+from pipeline.data import data_json
+from pipeline.errors import RoomspaceError
+from pipeline.seeding import derive_seed
+from pipeline.spatial.facts import Fact
+from pipeline.spatial.reasoning import PathStep
+from pipeline.spatial.relations import DIRECTIONS, DISTANCES, REGIONS, WALL_CONTACT, kind, relation_words
+from pipeline.spatial.topology import ROOM
+from pipeline.text.items import RCC8_SETTING, Item, Query
+from pipeline.text.stories import tell_rcc8, tell_setting, text_seed, written_path
+from pipeline.text.words import Phrases, Wording, sentence, type_words
+
+TWIN_PREFIX = "twin_"
+_CODES = DIRECTIONS + REGIONS + WALL_CONTACT + DISTANCES  # the glossary's order
+
+
+def twin_config_name(config: str) -> str:
+    """"n5_m4_d144" -> "twin_n5_m4_d144"."""
+    return f"{TWIN_PREFIX}{config}"
+
+
+@dataclasses.dataclass(frozen=True)
+class TwinWords:
+    """One room and configuration's invented words."""
+
+    objects: dict[str, str]  # type words ("chair") -> invented word
+    relations: dict[str, str]  # relation code -> invented word
+
+    def rename(self, name: str, object_type: str) -> str:
+        """"chair 2" (a Chair) -> "dax 2"."""
+        words = type_words(object_type)
+        return self.objects[words] + name.removeprefix(words)
+
+    def phrase(self, code: str) -> str:
+        return data_json("twins.json")["forms"][kind(code)].format(word=self.relations[code])
+
+    def words(self, code: str, view: str, field: str) -> str:
+        """Invented phrases in stories and questions; familiar labels in options and FR answers."""
+        return self.phrase(code) if field == "phrase" else relation_words(code, view, field)
+
+    def glossary(self, codes: set[str], view: str) -> str:
+        slots = data_json("templates.json")["glossary"]
+        definitions = slots["join"].join(
+            slots["definition"].format(invented=self.phrase(code), familiar=relation_words(code, view, "phrase"))
+            for code in _CODES if code in codes)
+        return sentence(slots["intro"].format(definitions=definitions))
+
+
+def draw_words(room_id: str, config: str, type_names: Sequence[str]) -> TwinWords:
+    vocabulary = data_json("twins.json")
+    rng = Random(derive_seed(room_id, twin_config_name(config), "words"))
+    types = list(dict.fromkeys(type_names))
+    objects = dict(zip(types, rng.sample(vocabulary["object_words"], len(types))))
+    relations = dict(zip(_CODES, rng.sample(vocabulary["relation_words"], len(_CODES))))
+    return TwinWords(objects, relations)
+
+
+def twin_items(items: Sequence[Item]) -> tuple[Item, ...]:
+    """The twins of items (of any rooms and configurations), in the same order."""
+    groups: dict[tuple[str, str, str, str], list[Item]] = {}
+    for item in items:
+        if item.config.startswith(TWIN_PREFIX):
+            raise RoomspaceError(f"item {item.id} already is a twin")
+        groups.setdefault((item.room_id, item.config, item.setting, item.view), []).append(item)
+    twins = {}
+    for group in groups.values():
+        twins.update(zip((i.id for i in group), _twin_group(group)))
+    return tuple(twins[item.id] for item in items)
+
+
+def _twin_group(group: list[Item]) -> list[Item]:
+    """The twins of one room, configuration, setting and view: they share one story."""
+    first = group[0]
+    words = draw_words(first.room_id, first.config, [type_words(o.type) for o in first.objects])
+    names = {o.name: words.rename(o.name, o.type) for o in first.objects} | {ROOM: ROOM}
+
+    def fact(f: Fact) -> Fact:
+        return Fact(names[f.subject], f.relation, None if f.object is None else names[f.object])
+
+    query = Query(names[first.query.subject], names[first.query.object])
+    facts = tuple(map(fact, first.facts))
+    order = [names[name] for name in first.story_order]
+    objects = tuple(dataclasses.replace(o, name=names[o.name]) for o in first.objects)
+    phrases = Phrases([o.name for o in objects], [words.objects[type_words(o.type)] for o in objects])
+    seed = text_seed(first.room_id, first.config, first.setting, first.view)
+    config = twin_config_name(first.config)
+    path = tuple(PathStep(fact(s.fact), names[s.reached], s.composed) for s in first.path)
+    renamed = dict(config=config, facts=facts, query=query, objects=objects, story_order=tuple(order),
+                   topology=tuple(map(fact, first.topology)), path=path)
+    questions: dict[str, str] = {}
+    if first.setting == RCC8_SETTING:
+        for item in group:
+            story, questions[item.question_type] = tell_rcc8(
+                item.room_type, item.room_side, {o.name: o.footprint for o in objects}, order, Wording(phrases),
+                item.view, query.pair, item.candidate, seed)
+    else:
+        # All nine directions are defined, whatever the story states: the questions and the path use them.
+        glossary = words.glossary({f.relation for f in facts} | set(DIRECTIONS), first.view)
+        wording = Wording(phrases, words.words, glossary)
+        yn = next((i for i in group if i.question_type == "YN"), None)
+        # The YN candidate was drawn from the answer set (a Yes) or its complement (a No); an FR
+        # item alone needs none: its story and question are drawn before the candidate.
+        pool = first.answer_set
+        if yn is not None and yn.candidate not in yn.answer_set:
+            pool = tuple(c for c in DIRECTIONS if c not in yn.answer_set)
+        texts = tell_setting(first.room_type, first.room_side, facts, order, wording, first.view, query.pair, pool,
+                             seed)
+        if yn is not None and texts.candidate != yn.candidate:
+            raise RoomspaceError(f"item {yn.id}: its twin drew candidate {texts.candidate}, not {yn.candidate}; "
+                                 "stories.tell_setting no longer draws as it did for this item")
+        story, questions = texts.story, {"FR": texts.fr_question, "YN": texts.yn_question}
+        renamed["path_text"] = written_path(path, query.subject, wording, first.view) if path else ""
+    return [dataclasses.replace(
+        item, **renamed, id=f"{item.room_id}-{config}-{item.setting}-{item.view}-{item.question_type}",
+        story=story, question=questions[item.question_type]) for item in group]

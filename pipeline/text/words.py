@@ -1,0 +1,64 @@
+"""How a story names things: object names, articles, lists, and the words of each relation code."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pipeline.data import data_json
+from pipeline.scene.records import SceneObject
+from pipeline.spatial.relations import relation_words
+
+
+def type_words(object_type: str) -> str:
+    names = data_json("vocabulary.json")["object_names"]
+    return names.get(object_type) or re.sub(r"(?<=[a-z])(?=[A-Z])", " ", object_type).lower()
+
+
+def object_names(chosen: list[SceneObject], intro: list[int]) -> list[str]:
+    """Names in o order: a type met once is named by its words, repeated types are numbered in story order."""
+    words = [type_words(o.type) for o in chosen]
+    counts = {w: words.count(w) for w in words}
+    names = list(words)
+    seen: dict[str, int] = {}
+    for k in intro:
+        if counts[words[k]] > 1:
+            seen[words[k]] = seen.get(words[k], 0) + 1
+            names[k] = f"{words[k]} {seen[words[k]]}"
+    return names
+
+
+class Phrases:
+    """How the story refers to each named object: "the bed" and "a bed", or "chair 1" for both."""
+
+    def __init__(self, names: list[str], words: list[str]) -> None:
+        self.numbered = {name for name, word in zip(names, words) if name != word}
+
+    def ref(self, name: str) -> str:
+        return name if name in self.numbered else f"the {name}"
+
+    def intro(self, name: str) -> str:
+        if name in self.numbered:
+            return name
+        return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+
+
+def join_words(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def sentence(text: str) -> str:
+    return text[0].upper() + text[1:]
+
+
+Words = Callable[[str, str, str], str]  # (code, view, field) -> words, as relations.relation_words
+
+
+@dataclass(frozen=True)
+class Wording:
+    """The words a story is tell_setting in: how it refers to objects, and the words of each relation code."""
+
+    phrases: Phrases
+    words: Words = relation_words
+    glossary: str = ""  # tell_setting after the frame: a twin's definitions of its invented words

@@ -1,0 +1,18 @@
+"""Fixtures shared by every test folder: ProcTHOR rooms are sampled once per test run."""
+
+from pathlib import Path
+
+import pytest
+
+from pipeline.scene.scene_folder import sample_scenes
+
+SCENE_SEED = 45  # houses 0..3 are a Kitchen, a Bathroom, a LivingRoom and a Bedroom
+SCENE_COUNT = 9
+
+
+@pytest.fixture(scope="session")
+def scenes(tmp_path_factory) -> Path:
+    """Houses 0..SCENE_COUNT-1 of SCENE_SEED, sampled once; tests only read them."""
+    out = tmp_path_factory.mktemp("scenes")
+    sample_scenes(count=SCENE_COUNT, seed=SCENE_SEED, out=out, progress=False, workers=2)
+    return out

@@ -1,0 +1,163 @@
+"""The main job end to end on real sampled scenes: bytes, resumption, loading with `datasets`."""
+
+import dataclasses
+import json
+from pathlib import Path
+
+import datasets
+import jsonschema
+import pyarrow.parquet as pq
+import pytest
+from conftest import SCENE_SEED as SEED
+
+from pipeline.dataset.build import BuildPlan, build
+from pipeline.dataset.hub import push, upload_plan
+from pipeline.dataset.manifest import MANIFEST
+from pipeline.dataset.rows import FEATURES, ROW_SCHEMA, check_row, read_rows, to_row
+from pipeline.errors import RoomspaceError
+from pipeline.scene.scene_file import load_scene, scene_path
+from pipeline.text.configs import DEFAULT_CONFIGS, Config, parse_configs
+from pipeline.text.items import ROWS_PER_ROOM, room_items
+
+ROOMS = 6
+
+
+def plan(rooms: int = ROOMS, shard_rooms: int = 100) -> BuildPlan:
+    return BuildPlan(name="roomspace-test", seed=SEED, rooms=rooms, configs=DEFAULT_CONFIGS, shard_rooms=shard_rooms)
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def built(scenes, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("one") / "roomspace-test"
+    build(plan(), scenes, out, workers=1, progress=False)
+    return out
+
+
+def test_same_bytes_with_two_workers_and_again(built, scenes, tmp_path):
+    twin = tmp_path / "roomspace-test"
+    report = build(plan(), scenes, twin, workers=2, progress=False)
+    assert report.rooms_built == ROOMS
+    assert files(twin) == files(built)
+    again = build(plan(), scenes, twin, workers=2, progress=False)
+    assert again.rooms_built == 0 and files(twin) == files(built)
+
+
+def test_every_configuration_loads_with_the_declared_features(built):
+    for config in DEFAULT_CONFIGS:
+        ds = datasets.load_dataset(str(built), config.name, split="test")
+        assert ds.features == FEATURES
+        assert len(ds) == ROOMS * ROWS_PER_ROOM
+        assert set(ds["config"]) == {config.name}
+
+
+def test_every_row_is_valid_and_keeps_the_witness(built):
+    rows = read_rows(sorted(built.glob("data/*/*.parquet")))
+    assert len(rows) == 2 * ROOMS * ROWS_PER_ROOM
+    for row in rows:
+        check_row(row)
+        assert row["true_relation"] in row["answer_set"]
+
+
+def test_parquet_schema_is_the_features_schema(built):
+    for path in built.glob("data/*/*.parquet"):
+        assert pq.read_schema(path).remove_metadata() == FEATURES.arrow_schema.remove_metadata()
+
+
+def test_card_declares_each_configuration_and_its_statistics(built):
+    card = (built / "README.md").read_text()
+    header = card.split("---")[1]
+    for config in DEFAULT_CONFIGS:
+        assert f"config_name: {config.name}" in header
+        assert f"path: data/{config.name}/*.parquet" in header
+        assert f"### {config.name}" in card
+    assert f"num_examples: {ROOMS * ROWS_PER_ROOM}" in header
+    assert "IJCAI-24" in card and "Answer: **" in card
+    manifest = json.loads((built / MANIFEST).read_text())
+    assert manifest["complete"] is True
+
+
+def test_smaller_build_is_a_prefix_of_a_larger_one(built, scenes, tmp_path):
+    small = tmp_path / "roomspace-test"
+    build(plan(rooms=4), scenes, small, workers=1, progress=False)
+    for config in DEFAULT_CONFIGS:
+        large = read_rows(sorted(built.glob(f"data/{config.name}/*.parquet")))
+        prefix = read_rows(sorted(small.glob(f"data/{config.name}/*.parquet")))
+        assert prefix == [row for row in large if row["room_index"] < 4]
+
+
+def test_shards_are_resumed_and_a_damaged_shard_redone(scenes, tmp_path):
+    out = tmp_path / "roomspace-test"
+    build(plan(shard_rooms=4), scenes, out, workers=1, progress=False)
+    reference = files(out)
+    assert len(list(out.glob("data/n5_m4_d144/*.parquet"))) == 2
+    damaged = out / "data/n5_m4_d144/test-00001.parquet"
+    damaged.write_bytes(damaged.read_bytes()[:100])
+    report = build(plan(shard_rooms=4), scenes, out, workers=1, progress=False)
+    assert report.rooms_built == 2
+    assert files(out) == reference
+
+
+def test_a_different_build_or_foreign_folder_is_refused(built, scenes, tmp_path):
+    before = files(built)
+    with pytest.raises(RoomspaceError, match="different build"):
+        build(plan(rooms=5), scenes, built, workers=1, progress=False)
+    assert files(built) == before
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    with pytest.raises(RoomspaceError, match="not empty"):
+        build(plan(), scenes, foreign, workers=1, progress=False)
+
+
+def test_a_corrupt_scene_is_named_and_nothing_is_written(scenes, tmp_path):
+    broken = tmp_path / "scenes"
+    broken.mkdir()
+    for k in range(2):
+        (broken / scene_path(scenes, SEED, k).name).write_bytes(scene_path(scenes, SEED, k).read_bytes())
+    scene_path(broken, SEED, 1).write_text('{"record": {')
+    out = tmp_path / "roomspace-test"
+    with pytest.raises(RoomspaceError, match=scene_path(broken, SEED, 1).name):
+        build(plan(rooms=2), broken, out, workers=1, progress=False)
+    assert not list(out.glob("data/*/*.parquet"))
+
+
+def test_unknown_configuration_is_refused_before_building():
+    with pytest.raises(RoomspaceError, match="n5_m9_d144|m"):
+        parse_configs("n5_m4_d144,n5_m10_d144")
+
+
+def test_rows_of_the_wrong_type_are_refused_and_real_rows_fit_the_exported_schema(built, scenes):
+    item = room_items(load_scene(scene_path(scenes, SEED, 0)), Config(5, 4, 12))[0]
+    for row in [to_row(item), *read_rows(sorted(built.glob("data/n5_m4_d81/*.parquet")))[:50]]:
+        jsonschema.validate(row, ROW_SCHEMA)
+    with pytest.raises(RoomspaceError, match="hops: expected int"):
+        to_row(dataclasses.replace(item, hops="4"))
+    wrong_cell = dataclasses.replace(item.objects[0], i=1.5)
+    with pytest.raises(RoomspaceError, match="objects/0/i: expected int"):
+        to_row(dataclasses.replace(item, objects=(wrong_cell, *item.objects[1:])))
+    with pytest.raises(RoomspaceError, match="hops: expected int, got bool"):
+        to_row(dataclasses.replace(item, hops=True))
+    with pytest.raises(RoomspaceError, match="answer_set/1: expected str, got int"):
+        to_row(dataclasses.replace(item, answer_set=(item.answer_set[0], 7)))
+    with pytest.raises(RoomspaceError, match="candidate: expected str, got int"):
+        to_row(dataclasses.replace(item, candidate=3))
+    assert to_row(dataclasses.replace(item, candidate=None))["candidate"] is None
+    assert to_row(dataclasses.replace(item, room_side=5))["room_side"] == 5  # an int is a float value
+
+
+def test_push_sends_the_card_and_the_listed_shards_only(built, tmp_path, monkeypatch):
+    manifest = json.loads((built / MANIFEST).read_text())
+    listed = sorted(path for entry in manifest["shards"].values() for path in entry["files"])
+    assert upload_plan(built) == sorted(["README.md", *listed])
+    unfinished = tmp_path / "unfinished"
+    unfinished.mkdir()
+    (unfinished / MANIFEST).write_text(json.dumps({**manifest, "complete": False}))
+    with pytest.raises(RoomspaceError, match="unfinished build"):
+        upload_plan(unfinished)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(RoomspaceError, match="nothing was sent"):
+        push(built, "someone/roomspace-test", private=True)

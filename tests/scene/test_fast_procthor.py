@@ -1,0 +1,106 @@
+"""pipeline.scene.fast_procthor must give ProcTHOR the same values, in the same order, with the same random draws."""
+
+import random
+from random import Random
+
+import procthor.databases as databases
+import pytest
+from procthor.generation.asset_groups import AssetGroupGenerator
+from procthor.generation.objects import OrthogonalPolygon
+from shapely.geometry import box
+
+from pipeline.scene.fast_procthor import (STOCK_JOIN, STOCK_SET_DIMENSIONS, installed, join_neighboring_rectangles,
+                                          set_dimensions)
+from pipeline.scene.offline_thor import OfflineController
+
+
+def free_space(seed: int, holes: int) -> OrthogonalPolygon:
+    """A room with furniture-like boxes cut out: the shape ProcTHOR merges rectangles over."""
+    rng = Random(seed)
+    room = box(0, 0, 6, 6)
+    for _ in range(holes):
+        x, z = round(rng.uniform(0, 5), 2), round(rng.uniform(0, 5), 2)
+        room = room.difference(box(x, z, round(x + rng.uniform(0.3, 1.5), 2), round(z + rng.uniform(0.3, 1.5), 2)))
+    return OrthogonalPolygon(room)
+
+
+def merge_rounds(current: set[tuple], join) -> list[list[tuple]]:
+    """Every round of get_all_rectangles' loop, as the ordered list its set iterates in."""
+    rounds = []
+    while True:
+        candidates = join(None, current)
+        rounds.append(list(candidates))
+        merged = current | candidates
+        if len(merged) == len(current):
+            return rounds
+        current = merged
+
+
+@pytest.mark.parametrize("seed, holes", [(s, 1 + s % 4) for s in range(20)])
+def test_same_rectangles_in_the_same_order(seed, holes):
+    polygon = free_space(seed, holes)
+    rects = polygon.get_neighboring_rectangles()
+    assert merge_rounds(rects, join_neighboring_rectangles) == merge_rounds(rects, STOCK_JOIN)
+
+
+def test_signed_zeros_are_kept_as_the_stock_merge_keeps_them():
+    """0.0 == -0.0, so which one a merged rectangle holds depends on the order of the comparisons."""
+    rng = Random(7)
+    edges = [0.0, 0.5, 1.25, 2.0, 2.5]
+    rects = {
+        (rng.choice([0.0, -0.0]) if x0 == 0 else x0, rng.choice([0.0, -0.0]) if z0 == 0 else z0, x1, z1)
+        for x0, x1 in zip(edges, edges[1:])
+        for z0, z1 in zip(edges, edges[1:])
+    }
+    assert any(str(rect).count("-0.0") for rect in rects)
+    assert repr(merge_rounds(rects, join_neighboring_rectangles)) == repr(merge_rounds(rects, STOCK_JOIN))
+
+
+def test_installed_only_inside_the_block():
+    polygon = free_space(3, 4)
+    stock = (databases._get_asset_groups, databases._get_asset_database)
+    with installed():
+        assert OrthogonalPolygon._join_neighboring_rectangles is join_neighboring_rectangles
+        assert AssetGroupGenerator._set_dimensions is set_dimensions
+        assert databases._get_asset_groups() is databases._get_asset_groups()  # parsed once
+        assert databases._get_asset_database() is databases._get_asset_database()
+        assert databases._get_asset_database() == stock[1]()
+        fast = polygon.get_all_rectangles()
+    assert OrthogonalPolygon._join_neighboring_rectangles is STOCK_JOIN
+    assert AssetGroupGenerator._set_dimensions is STOCK_SET_DIMENSIONS
+    assert (databases._get_asset_groups, databases._get_asset_database) == stock
+    assert list(fast) == list(polygon.get_all_rectangles())
+
+
+@pytest.mark.parametrize("split", ["train", "val", "test"])
+def test_asset_group_dimensions_and_random_draws_match_stock(split):
+    """Every asset group: the same dimensions, of the same types, from the same random draws."""
+    compared = 0
+    for name, data in sorted(databases._get_asset_groups().items()):
+        stock, fast = (AssetGroupGenerator(name=name, split=split, data=data, controller=OfflineController())
+                       for _ in range(2))
+        for seed in range(3):
+            results = []
+            for generator, set_dims in ((stock, STOCK_SET_DIMENSIONS), (fast, set_dimensions)):
+                generator.cache.clear()
+                random.seed(seed)
+                set_dims(generator)
+                dims = generator.cache["dimensions"]
+                results.append(([(type(dims[axis]), dims[axis]) for axis in "xyz"], random.getstate()))
+            assert results[0] == results[1], f"{name} ({split}, seed {seed})"
+            compared += 1
+    assert compared >= 3 * 18
+
+
+def stock_and_fast(index: int) -> tuple[str, str]:
+    from pipeline.scene.sampling import sample_scene
+    from pipeline.scene.scene_file import dumps, scene_document
+
+    return tuple(dumps(scene_document(*sample_scene(101, index, stock_procthor=stock))) for stock in (True, False))
+
+
+def test_thirty_houses_are_byte_identical_to_stock_procthor():
+    from pipeline.parallel import ordered_map
+
+    for index, (stock, fast) in enumerate(ordered_map(stock_and_fast, range(30), workers=2)):
+        assert stock == fast, f"house {index} differs"

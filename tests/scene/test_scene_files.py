@@ -1,0 +1,414 @@
+"""Scenes: determinism, geometry, the scene files and bad input (design.md section 1).
+
+Sampling costs ~2-3 s a room, so a few rooms are sampled once per session (SEED 45, houses
+0-3: one of each room type) and shared.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import SCENE_COUNT, SCENE_SEED
+
+from pipeline import cli
+from pipeline.errors import RoomspaceError
+from pipeline.scene import ai2thor, sampling, scene_folder
+from pipeline.scene.footprints import walls_touched
+from pipeline.scene.offline_thor import OfflineController
+from pipeline.scene.sampling import sample_scene
+from pipeline.scene.scene_file import dumps, load_house, load_scene, scene_document, scene_path
+from pipeline.scene.scene_folder import sample_scenes
+
+SEED = SCENE_SEED
+COUNT = 4
+REPO = Path(__file__).resolve().parents[2]
+TOL = 1e-6
+
+
+@pytest.fixture(scope="session")
+def sampled(scenes) -> Path:
+    """The shared rooms (conftest.py); the first COUNT are the four room types."""
+    return scenes
+
+
+@pytest.fixture(scope="session")
+def records(sampled):
+    return [load_scene(scene_path(sampled, SEED, k)) for k in range(COUNT)]
+
+
+@pytest.fixture(scope="session")
+def houses(sampled):
+    return [load_house(scene_path(sampled, SEED, k)) for k in range(COUNT)]
+
+
+def run_cli(args, capsys) -> tuple[int, str]:
+    try:
+        code = cli.main(["scenes", *args])
+    except SystemExit as exit_:  # argparse
+        code = exit_.code
+    return code, capsys.readouterr().err
+
+
+def one_line_error(err: str) -> str:
+    lines = [line for line in err.strip().splitlines() if line.strip()]
+    assert lines, "no error message"
+    assert "Traceback" not in err
+    assert "error" in lines[-1]
+    return lines[-1]
+
+
+# --------------------------------------------------------------------------- determinism
+
+
+def test_files_are_canonical_and_valid(sampled, records):
+    names = sorted(p.name for p in sampled.iterdir())
+    assert names == [f"s{SEED}-{k:06d}.json" for k in range(SCENE_COUNT)]  # no temporary files left
+    for k, scene in enumerate(records):
+        path = scene_path(sampled, SEED, k)
+        text = path.read_text()
+        assert text == dumps(json.loads(text))
+        assert (scene.seed, scene.index, scene.room_id) == (SEED, k, f"s{SEED}-{k:06d}")
+        assert scene.source == "procthor-offline"
+        assert dict(scene.versions).keys() >= {"procthor", "ai2thor", "roomspace"}
+    assert sorted(s.room_type for s in records) == ["Bathroom", "Bedroom", "Kitchen", "LivingRoom"]
+
+
+@pytest.mark.slow
+def test_same_bytes_in_fresh_processes_with_any_hash_seed(sampled, tmp_path):
+    """Two processes at once: PYTHONHASHSEED unset and set to another value."""
+    runs = []
+    for name, hash_seed in (("unset", None), ("h123", "123")):
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}
+        if hash_seed is not None:
+            env["PYTHONHASHSEED"] = hash_seed
+        out = tmp_path / name
+        command = [sys.executable, "-m", "pipeline.cli", "scenes", "--count", "2", "--seed", str(SEED), "--out", str(out), "--quiet"]
+        runs.append((out, subprocess.Popen(command, cwd=REPO, env=env, stderr=subprocess.PIPE, text=True)))
+    for out, process in runs:
+        _, err = process.communicate(timeout=300)
+        assert process.returncode == 0, err
+        for k in range(2):
+            assert scene_path(out, SEED, k).read_bytes() == scene_path(sampled, SEED, k).read_bytes()
+
+
+def test_same_bytes_in_another_order_in_process(sampled):
+    for k in (3, 1):
+        house, scene = sample_scene(SEED, k)
+        assert dumps(scene_document(house, scene)).encode() == scene_path(sampled, SEED, k).read_bytes()
+
+
+def test_different_seeds_give_different_houses(sampled, records):
+    house, scene = sample_scene(SEED + 1, 0)
+    assert dumps(scene_document(house, scene)) != scene_path(sampled, SEED, 0).read_text()
+    assert sampling.room_seed(SEED, 0) != sampling.room_seed(SEED + 1, 0)
+    assert len({sampling.room_seed(SEED, k) for k in range(1000)}) == 1000
+
+
+def test_sampling_leaves_global_rngs_alone():
+    import random
+
+    import numpy as np
+
+    random.seed(7)
+    np.random.seed(7)
+    expected = (random.random(), np.random.random())
+    random.seed(7)
+    np.random.seed(7)
+    sampling.room_type_for(1, 2)  # cheap; the expensive path is covered by the byte tests
+    with sampling._procthor_for_roomspace([], offline=True, stock_procthor=False):
+        random.random()
+        np.random.random()
+    assert (random.random(), np.random.random()) == expected
+
+
+# --------------------------------------------------------------------------- geometry
+
+
+def test_room_is_a_square_at_the_origin(records, houses):
+    for scene, house in zip(records, houses):
+        assert 4.7 <= scene.side <= 6.7
+        points = {(p["x"], p["z"]) for p in house["rooms"][0]["floorPolygon"]}
+        w = scene.side
+        assert points == {(0.0, 0.0), (w, 0.0), (0.0, w), (w, w)}
+        assert len(house["rooms"]) == 1 and house["rooms"][0]["roomType"] == scene.room_type
+
+
+def test_one_door_centred_on_the_south_wall(records, houses):
+    for scene, house in zip(records, houses):
+        door, *windows = scene.openings
+        assert door.kind == "door" and door.wall == "south"
+        assert door.start[1] == door.end[1] == 0.0
+        assert abs((door.start[0] + door.end[0]) / 2 - scene.side / 2) < 2e-6
+        assert 0.5 < door.end[0] - door.start[0] < 2.5
+        assert all(w.kind == "window" and w.wall != "south" for w in windows)
+        # A house-JSON door entry as ProcTHOR writes outdoor doors, on walls that exist.
+        (entry,) = house["doors"]
+        wall_ids = {w["id"] for w in house["walls"]}
+        assert entry["wall0"] in wall_ids and entry["wall1"] in wall_ids
+        assert entry["wall1"].startswith("wall|exterior|") and entry["room0"] == entry["room1"] == "room|2"
+        assert set(entry) >= {"id", "assetId", "boundingBox", "assetOffset", "openable", "openness"}
+        assert entry["assetId"].startswith("Doorway")
+
+
+def test_openings_are_where_procthor_keeps_wall_objects_away(records):
+    """ProcTHOR hangs paintings and TVs clear of doors and windows: our opening spans must agree."""
+    along = {"south": 0, "north": 0, "east": 1, "west": 1}
+    checked = 0
+    for scene in records:
+        for obj in scene.objects:
+            if not obj.wall_hung:
+                continue
+            for opening in scene.openings:
+                if opening.wall not in obj.walls:
+                    continue
+                axis = along[opening.wall]
+                lo, hi = opening.start[axis], opening.end[axis]
+                coords = [p[axis] for p in obj.footprint]
+                overlap = min(hi, max(coords)) - max(lo, min(coords))
+                assert overlap < 0.02, (scene.room_id, obj, opening)
+                checked += 1
+    assert checked > 0
+
+
+def test_footprints_inside_the_room_and_walls_touched(records):
+    for scene in records:
+        assert scene.objects
+        for obj in scene.objects:
+            for x, z in obj.footprint:
+                assert -0.01 <= x <= scene.side + 0.01 and -0.01 <= z <= scene.side + 0.01, obj
+            assert obj.walls == walls_touched(obj.footprint, scene.side)
+            if obj.wall_hung:
+                assert obj.walls, obj  # hung on a wall, so touching it
+
+
+def test_quarter_turned_objects_have_swapped_extents(records):
+    seen = 0
+    for scene in records:
+        for obj in scene.objects:
+            xs = [x for x, _ in obj.footprint]
+            zs = [z for _, z in obj.footprint]
+            if obj.yaw in (90.0, 270.0):
+                seen += 1
+                assert abs((max(xs) - min(xs)) - obj.size[2]) < 1e-5 and abs((max(zs) - min(zs)) - obj.size[0]) < 1e-5
+            elif obj.yaw in (0.0, 180.0):
+                assert abs((max(xs) - min(xs)) - obj.size[0]) < 1e-5 and abs((max(zs) - min(zs)) - obj.size[2]) < 1e-5
+    assert seen > 0
+
+
+def test_records_hold_top_level_objects_in_procthor_order(records, houses):
+    for scene, house in zip(records, houses):
+        assert [o.id for o in scene.objects] == [o["id"] for o in house["objects"]]
+        child_ids = {c["id"] for o in house["objects"] for c in o.get("children") or []}
+        assert not child_ids & {o.id for o in scene.objects}
+
+
+def test_prominent_objects_and_resampling(records):
+    for scene in records:
+        assert 0 <= scene.attempt < sampling.MAX_ATTEMPTS
+        assert all(o.prominent == (o in scene.prominent) for o in scene.objects)
+    assert sum(len(s.prominent) >= sampling.MIN_PROMINENT for s in records) >= COUNT - 1
+
+
+def test_resampling_keeps_room_type_and_records_the_best_attempt(monkeypatch):
+    monkeypatch.setattr(sampling, "MAX_ATTEMPTS", 2)
+    house, scene = sample_scene(SEED, 1, min_prominent=1000)  # never reached: both attempts run
+    counts = []
+    for attempt in (0, 1):
+        data, hung = sampling._generate(sampling.room_seed(SEED, 1, attempt), scene.room_type, "offline", False)
+        record = sampling.record(json.loads(dumps(data)), hung, SEED, 1, attempt, "procthor-offline", sampling.versions())
+        counts.append(len(record.prominent))
+    assert scene.room_type == sampling.room_type_for(SEED, 1)
+    assert scene.attempt == counts.index(max(counts))
+    assert len(scene.prominent) == max(counts)
+
+
+# --------------------------------------------------------------------------- re-runs and bad input
+
+
+def test_rerun_skips_valid_scenes(sampled, monkeypatch):
+    before = {p: p.stat().st_mtime_ns for p in sampled.iterdir()}
+
+    def resample(*args, **kwargs):
+        raise AssertionError("a valid scene was sampled again")
+
+    monkeypatch.setattr(scene_folder, "sample_scene", resample)
+    sample_scenes(count=COUNT, seed=SEED, out=sampled, progress=False)
+    assert {p: p.stat().st_mtime_ns for p in sampled.iterdir()} == before
+
+
+def test_ensure_scene_reads_what_is_there(sampled, records, tmp_path):
+    assert scene_folder.ensure_scene(sampled, SEED, 2) == records[2]
+    out = tmp_path / "fresh"
+    scene = scene_folder.ensure_scene(out, SEED, 0)  # sampled and written
+    assert scene == records[0]
+    assert scene_path(out, SEED, 0).read_bytes() == scene_path(sampled, SEED, 0).read_bytes()
+    scene_path(out, SEED, 0).write_text("{")
+    with pytest.raises(RoomspaceError, match="--force"):
+        scene_folder.ensure_scene(out, SEED, 0)
+
+
+@pytest.mark.parametrize("count", ["0", "-3", "two"])
+def test_bad_count(count, tmp_path, capsys):
+    code, err = run_cli(["--count", count, "--out", str(tmp_path / "out")], capsys)
+    assert code != 0
+    assert "--count" in one_line_error(err)
+    assert not (tmp_path / "out").exists()
+
+
+def test_unwritable_output_folder(tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    code, err = run_cli(["--count", "1", "--out", str(blocker / "scenes")], capsys)
+    assert code == 1
+    assert "cannot write to output folder" in one_line_error(err)
+    with pytest.raises(RoomspaceError, match="not a folder"):
+        sample_scenes(count=1, seed=0, out=blocker, progress=False)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        pytest.param(None, id="truncated"),
+        pytest.param(b'{"hello": "world"}\n', id="foreign-json"),
+        pytest.param(b"\x89PNG\r\n\x1a\n\x00", id="binary"),
+    ],
+)
+def test_broken_scene_file_is_named_and_kept(content, sampled, tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    target = scene_path(out, SEED, 0)
+    good = scene_path(sampled, SEED, 0).read_bytes()
+    target.write_bytes(good[: len(good) // 2] if content is None else content)
+    broken = target.read_bytes()
+    code, err = run_cli(["--count", "2", "--seed", str(SEED), "--out", str(out), "--quiet"], capsys)
+    assert code == 1
+    line = one_line_error(err)
+    assert str(target) in line and "--force" in line
+    assert target.read_bytes() == broken  # left alone
+    assert sorted(p.name for p in out.iterdir()) == [target.name]  # nothing else sampled or half-written
+    with pytest.raises(RoomspaceError, match="--force"):
+        load_scene(target)
+
+
+def test_force_resamples_a_broken_file(sampled, tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    target = scene_path(out, SEED, 0)
+    target.write_text('{"record": {}, "house": {}}\n')
+    code, err = run_cli(["--count", "1", "--seed", str(SEED), "--out", str(out), "--force", "--quiet"], capsys)
+    assert code == 0, err
+    assert target.read_bytes() == scene_path(sampled, SEED, 0).read_bytes()
+
+
+def test_scene_file_under_another_name_is_foreign(sampled, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    shutil.copy(scene_path(sampled, SEED, 1), scene_path(out, SEED, 0))
+    with pytest.raises(RoomspaceError, match="not the one its name says"):
+        sample_scenes(count=1, seed=SEED, out=out, progress=False)
+
+
+@pytest.mark.parametrize("option", [["--controller", "unity"], ["--source", "procthor-100k"]])
+def test_unknown_controller_or_source_on_the_command_line(option, tmp_path, capsys):
+    code, err = run_cli(["--count", "1", "--out", str(tmp_path / "out"), *option], capsys)
+    assert code != 0
+    assert "invalid choice" in one_line_error(err)
+    assert not (tmp_path / "out").exists()
+
+
+def test_unknown_controller_or_source_in_the_api(tmp_path):
+    with pytest.raises(RoomspaceError, match="unknown controller"):
+        sample_scenes(count=1, out=tmp_path / "a", controller="unity")
+    with pytest.raises(RoomspaceError, match="unknown source"):
+        sample_scenes(count=1, out=tmp_path / "b", source="procthor-100k")
+    with pytest.raises(RoomspaceError, match="unknown controller"):
+        sample_scene(0, 0, controller="unity")
+    assert not list(tmp_path.iterdir())
+
+
+def test_ai2thor_controller_fails_at_once_without_a_build(tmp_path, capsys, monkeypatch):
+    import requests
+
+    def offline(*args, **kwargs):
+        raise requests.ConnectionError("no network")
+
+    def unity(*args, **kwargs):
+        raise AssertionError("the Unity controller was started")
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no local build there
+    monkeypatch.setattr(requests, "head", offline)
+    monkeypatch.setattr("ai2thor.controller.Controller.__init__", unity)
+    code, err = run_cli(["--count", "2", "--out", str(tmp_path / "out"), "--controller", "ai2thor"], capsys)
+    assert code == 1
+    line = one_line_error(err)
+    assert "Unity build" in line and ai2thor.AI2THOR_COMMIT_ID[:12] in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_ai2thor_controller_fails_at_once_for_real(tmp_path, capsys, monkeypatch):
+    """The real check here, where there is no build and no network: bounded probes, one line."""
+    import requests
+
+    build = Path.home() / ".ai2thor" / "releases"
+    if build.exists() and any(build.iterdir()):
+        pytest.skip("an AI2-THOR build is installed here")
+    probes = []
+    real_head = requests.head
+
+    def head(*args, **kwargs):
+        probes.append(kwargs.get("timeout"))
+        return real_head(*args, **kwargs)
+
+    monkeypatch.setattr(requests, "head", head)
+    try:
+        ai2thor.check_ai2thor_build()
+    except RoomspaceError as error:
+        assert "Unity build" in str(error) and "\n" not in str(error)
+    else:
+        pytest.skip("the AI2-THOR build server is reachable from here")
+    assert probes and all(timeout == ai2thor.AI2THOR_PROBE_TIMEOUT for timeout in probes)
+
+
+def test_procthor_10k_needs_prior(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "prior", None)  # import prior -> ImportError
+    code, err = run_cli(["--count", "1", "--out", str(tmp_path / "out"), "--source", "procthor-10k"], capsys)
+    assert code == 1
+    assert "prior" in one_line_error(err)
+    assert not (tmp_path / "out").exists()
+
+
+def test_procthor_10k_through_a_stand_in_prior(houses, tmp_path, monkeypatch):
+    import types
+
+    two_rooms = {**houses[0], "rooms": houses[0]["rooms"] * 2}
+    fake = types.SimpleNamespace(load_dataset=lambda name: {"train": [json.dumps(houses[0]), two_rooms], "val": [houses[1]], "test": []})
+    monkeypatch.setitem(sys.modules, "prior", fake)
+    paths = sample_scenes(count=2, seed=SEED, out=tmp_path, source="procthor-10k", progress=False)
+    got = [load_scene(p) for p in paths]
+    assert {s.source for s in got} == {"procthor-10k"}
+    assert sorted(s.room_type for s in got) == sorted(h["rooms"][0]["roomType"] for h in houses[:2])
+    with pytest.raises(RoomspaceError, match="only 2 square single-room houses"):
+        sample_scenes(count=3, seed=SEED, out=tmp_path, source="procthor-10k", progress=False)
+
+    def offline(name):
+        raise ConnectionError("no network")
+
+    monkeypatch.setitem(sys.modules, "prior", types.SimpleNamespace(load_dataset=offline))
+    with pytest.raises(RoomspaceError, match="needs network access"):
+        sample_scenes(count=1, seed=SEED, out=tmp_path / "other", source="procthor-10k", progress=False)
+
+
+def test_offline_controller_refuses_physics():
+    controller = OfflineController()
+    assert controller.step(action="GetInSceneAssetGeometry", objectId="x").metadata["actionReturn"] == []
+    assert controller.step(action="SetRandomSeed", seed=1)
+    with pytest.raises(RoomspaceError, match="CreateHouse"):
+        controller.step(action="CreateHouse", house={})
+    with pytest.raises(RoomspaceError, match="GetReachablePositions"):
+        controller.step(dict(action="GetReachablePositions"))

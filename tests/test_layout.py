@@ -1,0 +1,81 @@
+"""The package's shape: imports point down the stages, evaluation stays light, schemas are fresh, the wheel works."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+from pipeline.dataset.rows import ROW_SCHEMA
+from pipeline.scene.scene_file import SCENE_FILE_SCHEMA
+
+REPO = Path(__file__).resolve().parents[1]
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+
+
+def lint_imports(root: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.run([str(LINT_IMPORTS), "--no-cache"], cwd=root, env=env, capture_output=True, text=True)
+
+
+def test_imports_point_down_the_stages():
+    result = lint_imports(REPO)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_wrong_way_import_breaks_the_check(tmp_path):
+    shutil.copytree(REPO / "pipeline", tmp_path / "pipeline", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", tmp_path)
+    records = tmp_path / "pipeline" / "scene" / "records.py"
+    records.write_text(records.read_text() + "\nimport pipeline.dataset.build  # noqa: E402\n")
+    result = lint_imports(tmp_path)
+    assert result.returncode != 0
+    assert "pipeline.scene.records -> pipeline.dataset.build" in result.stdout
+
+
+def test_evaluation_imports_without_procthor_shapely_datasets_or_the_renderer():
+    modules = ["answers", "baselines", "model_runner", "plots", "prompts", "rows", "score"]
+    code = (f"import sys\nfor m in {modules}: __import__('pipeline.evaluate.' + m)\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('procthor', 'ai2thor', 'shapely')"
+            " or m in ('datasets', 'PIL', 'matplotlib')"
+            " or m.startswith(('pipeline.render', 'pipeline.scene.sampling', 'pipeline.dataset.build'))))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(("name", "schema"), [("scene.schema.json", SCENE_FILE_SCHEMA), ("row.schema.json", ROW_SCHEMA)])
+def test_schema_files_are_the_ones_derived_from_the_records(name, schema):
+    assert (REPO / "schemas" / name).read_text() == json.dumps(schema, indent=2) + "\n", \
+        "schemas/ is stale: run `roomspace schemas`"
+
+
+@pytest.mark.slow
+def test_the_wheel_installs_and_builds_in_a_fresh_environment(tmp_path):
+    """As a new user (or a Dask worker) would: the wheel alone, the pinned dependencies, no checkout."""
+    source, wheels = tmp_path / "source", tmp_path / "wheels"  # a copy: setuptools writes build/ beside it
+    shutil.copytree(REPO / "pipeline", source / "pipeline", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, source)
+    subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(wheels), str(source)],
+                   check=True, capture_output=True)
+    (wheel,) = wheels.glob("roomspace-*.whl")
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    python = env_dir / "bin" / "python"
+    pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    subprocess.run([*pip, "-r", str(REPO / "requirements.lock")], check=True)
+    subprocess.run([*pip, "--no-deps", str(wheel)], check=True)
+    work = tmp_path / "elsewhere"  # not the checkout: nothing may be read from beside the package
+    work.mkdir()
+    roomspace = str(env_dir / "bin" / "roomspace")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    subprocess.run([roomspace, "scenes", "--count", "2", "--out", "scenes", "--quiet", "--workers", "1"],
+                   cwd=work, env=env, check=True)
+    built = subprocess.run([roomspace, "build", "--rooms", "2", "--scenes", "scenes", "--out", "out/two",
+                            "--quiet", "--workers", "1"], cwd=work, env=env, check=True, capture_output=True, text=True)
+    assert "out/two: " in built.stdout and " rows (" in built.stdout
+    assert subprocess.run([roomspace, "validate", "out/two"], cwd=work, env=env, check=True).returncode == 0
