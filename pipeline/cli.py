@@ -103,11 +103,12 @@ def cmd_schemas(args: argparse.Namespace) -> None:
 def cmd_prompts(args: argparse.Namespace) -> None:
     import json
 
-    from pipeline.evaluate.prompts import make_prompts
-    from pipeline.evaluate.rows import load_rows
+    from pipeline.evaluate.prompts import make_prompts, prompt_columns
+    from pipeline.evaluate.rows import open_rows
 
+    rows = open_rows(args.out)
     try:
-        for prompt in make_prompts(load_rows(args.out, args.config), args.style):
+        for prompt in make_prompts(rows.rows(rows.choose(args.config), prompt_columns(args.style)), args.style):
             print(json.dumps(prompt.record(), ensure_ascii=False))
         sys.stdout.flush()
     except BrokenPipeError:  # the reader stopped early (`| head`): not an error; silence the exit-time flush
@@ -115,23 +116,24 @@ def cmd_prompts(args: argparse.Namespace) -> None:
 
 
 def cmd_score(args: argparse.Namespace) -> None:
-    from pipeline.evaluate.score import evaluate, markdown, write_report
+    from pipeline.evaluate.report import evaluate, markdown, write_report
 
-    reports = evaluate(args.out, args.config, args.predictions, args.baseline, args.seed)
-    print(markdown(reports), end="")
+    evaluation = evaluate(args.out, args.config, args.predictions, args.baseline, args.seed, args.pool,
+                          progress=not args.quiet)
+    print(markdown(evaluation), end="")
     if args.json:
-        write_report(args.json, args.out, args.config, reports)
+        write_report(args.json, evaluation)
     if args.plots:
         from pipeline.evaluate.plots import write_plots
 
-        for path in write_plots(reports, args.plots):
+        for path in write_plots(evaluation, args.plots):
             print(f"plot: {path}", file=sys.stderr)
 
 
 def cmd_run_model(args: argparse.Namespace) -> None:
-    from pipeline.evaluate.model_runner import Endpoint, Retry, run_model
-    from pipeline.evaluate.prompts import make_prompts
-    from pipeline.evaluate.rows import load_rows
+    from pipeline.evaluate.model_runner import Endpoint, Retry, check_samples, run_model
+    from pipeline.evaluate.prompts import make_prompts, prompt_columns
+    from pipeline.evaluate.rows import open_rows
 
     api_key = None
     if args.api_key_env:
@@ -140,14 +142,21 @@ def cmd_run_model(args: argparse.Namespace) -> None:
             raise RoomspaceError(f"environment variable {args.api_key_env} (--api-key-env) is not set")
     endpoint = Endpoint(Endpoint.chat_url(args.base_url), args.model, api_key, args.timeout, args.temperature,
                         args.max_tokens)
+    check_samples(args.samples, args.temperature)  # before a Hub download, not after
     cache = args.cache or args.predictions_out.with_name(args.predictions_out.name + ".cache.jsonl")
-    report = run_model(make_prompts(load_rows(args.out, args.config), args.style), endpoint, args.predictions_out,
-                       cache, args.concurrency, Retry(args.retries), progress=not args.quiet)
-    print(f"{args.predictions_out}: {report.prompts} prompts, {report.cached} answered from {cache}, "
-          f"{report.asked} asked now, {report.failed} failed")
+    rows = open_rows(args.out)
+    configs = rows.choose(args.config)
+    prompts = make_prompts(rows.rows(configs, prompt_columns(args.style)), args.style)
+    report = run_model(prompts, endpoint, args.predictions_out, cache, args.concurrency, Retry(args.retries),
+                       progress=not args.quiet, samples=args.samples, count=rows.count(configs))
+    samples = f" x {report.samples} samples" if report.samples > 1 else ""
+    print(f"{args.predictions_out}: {report.prompts} prompts{samples} ({report.images} with an image), "
+          f"{report.cached} answered from {cache}, {report.asked} asked now, {report.failed} failed, "
+          f"{report.truncated} truncated at the length limit")
     if report.failed:
-        raise RoomspaceError(f"{report.failed} of {report.prompts} prompts got no answer (first: {report.first_error}); "
-                             "they are written as null predictions; re-run the same command to retry only them")
+        raise RoomspaceError(f"{report.failed} of {report.prompts * report.samples} answers never came "
+                             f"(first: {report.first_error}); they are written as null predictions; "
+                             "re-run the same command to retry only them")
 
 
 def cmd_render(args: argparse.Namespace) -> None:
@@ -209,40 +218,56 @@ def build_parser() -> argparse.ArgumentParser:
     schemas.add_argument("--out", type=Path, default=Path("schemas"), help="folder (default: schemas)")
     schemas.set_defaults(run=cmd_schemas)
 
+    from pipeline.evaluate.baselines import BASELINES
+    from pipeline.text.prompts import DEFAULT_STYLE, STYLES
+
+    location = "a folder written by `roomspace build`, a Hub snapshot of one (README.md and data/), or OWNER/NAME"
     prompts = commands.add_parser("prompts", help="print one ready prompt per item as JSON lines (id, prompt, messages)")
-    prompts.add_argument("out", type=Path, help="a folder written by `roomspace build`")
-    prompts.add_argument("--config", help="comma-separated configurations (default: all of the build's)")
-    prompts.add_argument("--style", choices=["plain", "guided"], default="plain",
-                         help="plain: story, question, options (default); guided: also the task and the definitions")
+    prompts.add_argument("out", help=location)
+    prompts.add_argument("--config", help="comma-separated configurations, any kind (default: all of them)")
+    prompts.add_argument("--style", choices=STYLES, default=DEFAULT_STYLE,
+                         help="self-contained: the row's prompt, stating every definition its answer depends on "
+                              "(default); paper: story, question and options only, as in the published evaluation")
     prompts.set_defaults(run=cmd_prompts)
 
     score = commands.add_parser("score", help="score predictions or baselines by consistency with the stories")
-    score.add_argument("out", type=Path, help="a folder written by `roomspace build`")
+    score.add_argument("out", help=location)
     score.add_argument("--predictions", type=Path, action="append", default=[],
-                       help='JSON lines {"id": ..., "prediction": "free text"}; repeat for several systems')
-    score.add_argument("--baseline", action="append", default=[],
-                       choices=["random", "always-yes", "majority", "checker"], help="score a baseline; repeatable")
-    score.add_argument("--config", help="comma-separated configurations (default: all of the build's)")
-    score.add_argument("--seed", type=int, default=0, help="seed of the random baseline")
+                       help='JSON lines {"id": ..., "prediction": "free text"[, "sample": k, "truncated": true]}; '
+                            "repeat for several systems")
+    score.add_argument("--baseline", action="append", default=[], choices=BASELINES,
+                       help="score a baseline; repeatable")
+    score.add_argument("--config", help="comma-separated configurations, any kind (default: all of them)")
+    score.add_argument("--pool", action="store_true",
+                       help="report the chosen configurations as one pool (default: each on its own)")
+    score.add_argument("--seed", type=int, default=0, help="seed of the random baseline and the bootstrap intervals")
     score.add_argument("--json", type=Path, help="also write the scores to this JSON file")
-    score.add_argument("--plots", type=Path, help="also write PNG plots of accuracy against n and m to this folder")
+    score.add_argument("--plots", type=Path,
+                       help="also write PNG plots (accuracy against n, m, hops and answer-set size; the paired gaps)")
+    score.add_argument("--quiet", action="store_true", help="no progress bar")
     score.set_defaults(run=cmd_score)
 
     run_model = commands.add_parser("run-model", help="ask an OpenAI-compatible chat endpoint every prompt")
-    run_model.add_argument("out", type=Path, help="a folder written by `roomspace build`")
+    run_model.add_argument("out", help="a built folder, a Hub snapshot folder, or a Hub dataset id OWNER/NAME")
     run_model.add_argument("--base-url", required=True,
                            help="the endpoint: http://host:port, .../v1 or .../v1/chat/completions")
     run_model.add_argument("--model", required=True, help="model name sent with each request")
     run_model.add_argument("--out", dest="predictions_out", type=Path, required=True,
                            help="predictions file (JSON lines) for `roomspace score`")
-    run_model.add_argument("--config", help="comma-separated configurations (default: all of the build's)")
-    run_model.add_argument("--style", choices=["plain", "guided"], default="plain", help="prompt style")
+    run_model.add_argument("--config", help="comma-separated configurations, twin_* and vision_* ones included "
+                                            "(default: every one there); vision rows are sent with their image")
+    run_model.add_argument("--style", choices=STYLES, default=DEFAULT_STYLE,
+                           help=f"prompt style (default: {DEFAULT_STYLE}, the rows' own prompt column)")
+    run_model.add_argument("--samples", type=positive_int, default=1,
+                           help="answers per prompt (default: 1); more need --temperature above 0, and each "
+                                "predictions line then carries its \"sample\" number")
     run_model.add_argument("--concurrency", type=positive_int, default=4, help="requests in flight (default: 4)")
     run_model.add_argument("--api-key-env", help="environment variable holding the API key (sent as a Bearer token)")
     run_model.add_argument("--timeout", type=float, default=120.0, help="seconds per request (default: 120)")
     run_model.add_argument("--retries", type=positive_int, default=5, help="requests per prompt at most (default: 5)")
     run_model.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default: 0)")
-    run_model.add_argument("--max-tokens", type=positive_int, help="answer length limit sent to the endpoint")
+    run_model.add_argument("--max-tokens", type=positive_int,
+                           help="answer length limit sent to the endpoint; answers cut by it are marked truncated")
     run_model.add_argument("--cache", type=Path, help="answer cache (default: the --out file + .cache.jsonl)")
     run_model.add_argument("--quiet", action="store_true", help="no progress bar")
     run_model.set_defaults(run=cmd_run_model)

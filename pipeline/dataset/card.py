@@ -128,7 +128,9 @@ def card_yaml(configs: list[str], rows_by_config: dict[str, int], pretty_name: s
         language=["en"],
         task_categories=["question-answering"],
         tags=["spatial-reasoning", "qualitative-spatial-reasoning", "procthor", "benchmark"],
-        configs=[{"config_name": c, "data_files": [{"split": DATASET_SPLIT, "path": f"data/{c}/*.parquet"}]} for c in configs],
+        # The first configuration is the default: what load_dataset(path) gives without a name.
+        configs=[{"config_name": c, "data_files": [{"split": DATASET_SPLIT, "path": f"data/{c}/*.parquet"}],
+                  **({"default": True} if c == configs[0] else {})} for c in configs],
     )
     infos = DatasetInfosDict({
         c: DatasetInfo(features=features_of_config(c), config_name=c,

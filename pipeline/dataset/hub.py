@@ -10,6 +10,7 @@ from huggingface_hub import HfApi, get_token
 from pipeline.dataset.manifest import build_configs, read_manifest, shard_files
 from pipeline.errors import RoomspaceError
 
+
 def upload_plan(out: Path) -> list[str]:
     """The files `push` sends, relative to the folder: the card and the shards the manifest lists; a
     folder that is not a finished build is refused."""

@@ -35,10 +35,10 @@ from pipeline.scene.records import Scene, SceneObject
 from pipeline.seeding import derive_seed
 from pipeline.spatial.relations import DIRECTIONS, relation_words
 from pipeline.text.items import Item, StoryObject
+from pipeline.text.prompts import IMAGE_ONLY_SETTING
 from pipeline.text.words import sentence, type_words
 
 IMAGE_OF_VIEW = {"top_down": "top_down", "north_facing": "south_door"}
-IMAGE_ONLY_SETTING = "none"  # the fact set of a row without a story
 VISIBLE_OFFSET = 0.2  # m: centres closer than this on an axis (but not equal) make no image-only question
 SAME_AXIS = 1e-6  # m: relations.direction_of_points counts offsets this small as equal
 
@@ -77,7 +77,8 @@ def vision_rows(scene: Scene, items: Sequence[Item], images: Mapping[str, bytes]
 
 
 def _fields(item: Item) -> dict:
-    return {f.name: getattr(item, f.name) for f in dataclasses.fields(Item)}
+    """The fields an Item is made from (its prompt is made from them again)."""
+    return {f.name: getattr(item, f.name) for f in dataclasses.fields(Item) if f.init}
 
 
 def _scene_object(scene: Scene, story_object: StoryObject) -> SceneObject:

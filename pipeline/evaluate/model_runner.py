@@ -1,13 +1,26 @@
 """Asking an OpenAI-compatible chat endpoint (POST .../v1/chat/completions) every prompt, for `score`.
 
-Requests run on a thread pool. 5xx, 408 and 429 answers, timeouts, dropped connections and
-garbage (a body that is not a chat completion) are retried with exponential backoff; a prompt
-that still fails is written with "prediction": null and its error, which `score` counts as no
-answer. Any other 4xx (a wrong key or model name), or an endpoint that cannot be reached at all,
-stops the run: every other prompt would fail the same way.
+Each request carries the prompt's messages: a string for a text row, an image part (a PNG data URI)
+and a text part for a vision row. Prompts are streamed: only a bounded number of them (four per
+request slot) are held at once, so a 10K-room run with images holds no more prompts than a small
+one; what grows with the run is its ids and answers. Predictions are written at the end, in
+prompt order, then sample order.
 
-Every answer is appended to a JSON-lines cache keyed by (model, prompt hash) as soon as it
-arrives, so an interrupted run, re-run with the same command, asks only what is missing.
+Requests run on a thread pool. 5xx, 408 and 429 answers, timeouts, dropped connections and
+garbage (a body that is not a chat completion, or one whose content is null without a length stop) are retried with
+exponential backoff; a prompt that still fails is written with "prediction": null and its error,
+which `score` counts as no answer. Any other 4xx (a wrong key or model name), or an endpoint that
+cannot be reached at all, stops the run: every other prompt would fail the same way. An empty
+answer is an answer (unparseable to `score`); one the endpoint stopped at its length limit
+(finish_reason "length") is kept as cut and marked "truncated", a null one as "" (a reasoning
+model that spent its budget before answering).
+
+With `samples` K above 1 every prompt is asked K times (for the spread over rounds and for
+self-consistency), which only makes sense when sampling: K > 1 at temperature 0 is refused.
+
+Every answer is appended to a JSON-lines cache keyed by (model, prompt hash, sample) as soon as it
+arrives, so an interrupted run, re-run with the same command, asks only what is missing. The hash
+covers everything sent but the model name, the image included.
 """
 
 from __future__ import annotations
@@ -18,9 +31,11 @@ import json
 import threading
 import urllib.error
 import urllib.request
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from collections.abc import Iterable, Sized
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from tqdm import tqdm
 
@@ -29,10 +44,16 @@ from pipeline.evaluate.prompts import Prompt
 from pipeline.files import write_atomic
 
 RETRIED_STATUS = frozenset({408, 429})  # besides every 5xx
+PROMPTS_PER_SLOT = 4  # requests queued per slot: a reserve that keeps every slot busy while the next shard is read
 
 
 class EndpointFailure(Exception):
     """One request failed in a way worth retrying; the message says how."""
+
+
+class Answer(NamedTuple):
+    text: str
+    truncated: bool  # the endpoint stopped at its length limit: `text` is cut short
 
 
 @dataclass(frozen=True)
@@ -59,7 +80,7 @@ class Endpoint:
         return body
 
     def prompt_hash(self, prompt: Prompt) -> str:
-        """sha256 of everything sent but the model name: the messages and the sampling settings."""
+        """sha256 of everything sent but the model name: the messages (image too) and the sampling settings."""
         sent = {k: v for k, v in self.body(prompt).items() if k != "model"}
         return hashlib.sha256(json.dumps(sent, sort_keys=True).encode()).hexdigest()
 
@@ -70,8 +91,8 @@ class Retry:
     backoff: float = 1.0  # seconds before the second request, doubled for each one after
 
 
-def ask_once(endpoint: Endpoint, prompt: Prompt) -> str:
-    """The answer text of one request; EndpointFailure when worth retrying, RoomspaceError when not."""
+def ask_once(endpoint: Endpoint, prompt: Prompt) -> Answer:
+    """The answer of one request; EndpointFailure when worth retrying, RoomspaceError when not."""
     headers = {"Content-Type": "application/json"}
     if endpoint.api_key:
         headers["Authorization"] = f"Bearer {endpoint.api_key}"
@@ -94,12 +115,16 @@ def ask_once(endpoint: Endpoint, prompt: Prompt) -> str:
     except (http.client.HTTPException, ConnectionError) as error:
         raise EndpointFailure(f"connection broken ({type(error).__name__})") from None
     try:
-        content = json.loads(payload)["choices"][0]["message"]["content"]
+        choice = json.loads(payload)["choices"][0]
+        content = choice["message"]["content"]
     except (ValueError, LookupError, TypeError):
         raise EndpointFailure(f"not a chat completion: {_snippet(payload)}") from None
+    truncated = choice.get("finish_reason") == "length"
+    if content is None and truncated:
+        content = ""  # a reasoning model that spent its whole budget thinking: cut short, not garbage
     if not isinstance(content, str):
         raise EndpointFailure(f"not a chat completion: {_snippet(payload)}")
-    return content
+    return Answer(content, truncated)
 
 
 def _snippet(payload: bytes) -> str:
@@ -107,7 +132,7 @@ def _snippet(payload: bytes) -> str:
     return repr(text[:80] + ("..." if len(text) > 80 else ""))
 
 
-def ask(endpoint: Endpoint, prompt: Prompt, retry: Retry, stop: threading.Event) -> str:
+def ask(endpoint: Endpoint, prompt: Prompt, retry: Retry, stop: threading.Event) -> Answer:
     """The answer, after up to `retry.attempts` requests; the last EndpointFailure if none succeeds.
     A connection that is refused on every attempt is the endpoint being down: RoomspaceError."""
     for attempt in range(retry.attempts):
@@ -123,33 +148,40 @@ def ask(endpoint: Endpoint, prompt: Prompt, retry: Retry, stop: threading.Event)
 
 
 class AnswerCache:
-    """Answers on disk, one JSON line each: {"model", "prompt_sha256", "answer"}; appended as they come."""
+    """Answers on disk, one JSON line each: {"model", "prompt_sha256", "sample", "answer", "truncated"},
+    appended as they come. Lines written before samples and truncation were recorded lack those two
+    keys: they are sample 0 and whole."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.answers: dict[tuple[str, str], str] = {}
+        self.answers: dict[tuple[str, str, int], Answer] = {}
         self.lock = threading.Lock()
-        text = path.read_text(encoding="utf-8") if path.exists() else ""
-        if not text.endswith("\n") and text:
-            # A run killed mid-write leaves its last line cut short: drop it, so every line stays whole.
-            text = text[:text.rfind("\n") + 1]
-            write_atomic(path, lambda target: target.write_text(text, encoding="utf-8"))
-        for number, line in enumerate(text.splitlines(), 1):
+        data = path.read_bytes() if path.exists() else b""
+        if not data.endswith(b"\n") and data:
+            # A run killed mid-write leaves its last line cut short, perhaps inside a character: drop it.
+            data = data[:data.rfind(b"\n") + 1]
+            write_atomic(path, lambda target: target.write_bytes(data))
+        # Only "\n" ends a line: an answer may hold U+2028 and the like, which json.dumps leaves raw.
+        for number, line in enumerate(data.split(b"\n")[:-1], 1):
             try:
-                record = json.loads(line)
-                self.answers[record["model"], record["prompt_sha256"]] = record["answer"]
-            except (ValueError, KeyError, TypeError):
+                record = json.loads(line.decode("utf-8"))
+                answer = Answer(record["answer"], record.get("truncated", False))
+                if not isinstance(answer.text, str):
+                    raise TypeError
+                self.answers[record["model"], record["prompt_sha256"], record.get("sample", 0)] = answer
+            except (ValueError, KeyError, TypeError, AttributeError):
                 raise RoomspaceError(f"{path}:{number}: not an answer-cache line; remove the file") from None
         path.parent.mkdir(parents=True, exist_ok=True)
         self.file = open(path, "a", encoding="utf-8")
 
-    def get(self, model: str, prompt_hash: str) -> str | None:
-        return self.answers.get((model, prompt_hash))
+    def get(self, model: str, prompt_hash: str, sample: int = 0) -> Answer | None:
+        return self.answers.get((model, prompt_hash, sample))
 
-    def put(self, model: str, prompt_hash: str, answer: str) -> None:
-        line = json.dumps({"model": model, "prompt_sha256": prompt_hash, "answer": answer}, ensure_ascii=False)
+    def put(self, model: str, prompt_hash: str, sample: int, answer: Answer) -> None:
+        line = json.dumps({"model": model, "prompt_sha256": prompt_hash, "sample": sample, "answer": answer.text,
+                           "truncated": answer.truncated}, ensure_ascii=False)
         with self.lock:
-            self.answers[model, prompt_hash] = answer
+            self.answers[model, prompt_hash, sample] = answer
             self.file.write(line + "\n")
             self.file.flush()
 
@@ -160,59 +192,113 @@ class AnswerCache:
 @dataclass(frozen=True)
 class RunReport:
     prompts: int
-    cached: int  # answered from the cache, without a request
-    asked: int  # answered by the endpoint now
-    failed: int
+    images: int  # prompts that carried an image
+    samples: int  # answers asked per prompt
+    cached: int  # answers taken from the cache, without a request
+    asked: int  # answers given by the endpoint now
+    failed: int  # answers that never came
+    truncated: int  # answers, cached or new, cut at the endpoint's length limit
     first_error: str | None
 
 
-def run_model(prompts: list[Prompt], endpoint: Endpoint, out: Path, cache_path: Path, concurrency: int = 4,
-              retry: Retry = Retry(), progress: bool = True) -> RunReport:
-    """Answer every prompt (cache first), then write predictions {"id", "prediction", "model"[, "error"]}
-    to `out` in prompt order."""
-    if len({p.id for p in prompts}) != len(prompts):
-        raise RoomspaceError("two prompts share an id")
-    cache = AnswerCache(cache_path)
-    answers: dict[str, str] = {}
-    errors: dict[str, str] = {}
-    todo = []
-    for prompt in prompts:
-        cached = cache.get(endpoint.model, endpoint.prompt_hash(prompt))
-        if cached is None:
-            todo.append(prompt)
-        else:
-            answers[prompt.id] = cached
-    cached_count = len(answers)
-    stop = threading.Event()
+def check_samples(samples: int, temperature: float) -> None:
+    """Refuse a sample count that cannot give distinct answers."""
+    if samples < 1:
+        raise RoomspaceError(f"samples must be at least 1, got {samples}")
+    if samples > 1 and temperature == 0:
+        raise RoomspaceError(f"{samples} samples at temperature 0 would be {samples} copies of one answer; "
+                             "set --temperature (e.g. 0.7)")
 
-    def job(prompt: Prompt) -> None:
+
+def run_model(prompts: Iterable[Prompt], endpoint: Endpoint, out: Path, cache_path: Path, concurrency: int = 4,
+              retry: Retry = Retry(), progress: bool = True, samples: int = 1, count: int | None = None) -> RunReport:
+    """Answer every prompt `samples` times (cache first), then write predictions {"id", "prediction",
+    "model"[, "sample"][, "truncated"][, "error"]} to `out` in prompt order, then sample order. `count`
+    is how many prompts a stream will give, for the progress bar."""
+    check_samples(samples, endpoint.temperature)
+    cache = AnswerCache(cache_path)
+    ids: list[str] = []
+    seen: set[str] = set()
+    answers: dict[tuple[int, int], Answer] = {}  # (prompt index, sample) -> answer
+    errors: dict[tuple[int, int], str] = {}
+    images = cached = 0
+    stop = threading.Event()
+    pending: set[Future] = set()
+
+    def job(index: int, prompt: Prompt, prompt_hash: str, sample: int) -> None:
         try:
             answer = ask(endpoint, prompt, retry, stop)
         except EndpointFailure as error:
-            errors[prompt.id] = str(error)
+            errors[index, sample] = str(error)
         else:
-            cache.put(endpoint.model, endpoint.prompt_hash(prompt), answer)
-            answers[prompt.id] = answer
+            cache.put(endpoint.model, prompt_hash, sample, answer)
+            answers[index, sample] = answer
         bar.update()
 
-    with tqdm(total=len(prompts), initial=cached_count, unit="prompt", desc=endpoint.model,
-              disable=not progress) as bar, ThreadPoolExecutor(max_workers=concurrency) as pool:
+    count = len(prompts) if isinstance(prompts, Sized) else count
+    total = None if count is None else count * samples
+    with tqdm(total=total, unit="answer", desc=endpoint.model, disable=not progress) as bar, \
+            ThreadPoolExecutor(max_workers=concurrency) as pool:
         try:
-            futures = [pool.submit(job, prompt) for prompt in todo]
-            done, _ = wait(futures, return_when=FIRST_EXCEPTION)
-            for future in done:
-                future.result()  # re-raises the RoomspaceError that stops the run
+            for index, prompt in enumerate(prompts):
+                if prompt.id in seen:
+                    raise RoomspaceError(f"two prompts share the id {prompt.id}")
+                seen.add(prompt.id)
+                ids.append(prompt.id)
+                images += prompt.image is not None
+                prompt_hash = endpoint.prompt_hash(prompt)
+                for sample in range(samples):
+                    answer = cache.get(endpoint.model, prompt_hash, sample)
+                    if answer is not None:
+                        answers[index, sample] = answer
+                        cached += 1
+                        bar.update()
+                        continue
+                    _settle(pending, PROMPTS_PER_SLOT * concurrency - 1)
+                    pending.add(pool.submit(job, index, prompt, prompt_hash, sample))
+            _settle(pending, 0)
         finally:
             stop.set()
             pool.shutdown(cancel_futures=True)
             cache.close()
-    records = []
-    for prompt in prompts:
-        record = {"id": prompt.id, "prediction": answers.get(prompt.id), "model": endpoint.model}
-        if prompt.id in errors:
-            record["error"] = errors[prompt.id]
-        records.append(json.dumps(record, ensure_ascii=False))
-    text = "\n".join(records) + "\n" if records else ""
-    write_atomic(out, lambda target: target.write_text(text, encoding="utf-8"))
-    first_error = next((errors[p.id] for p in prompts if p.id in errors), None)
-    return RunReport(len(prompts), cached_count, len(answers) - cached_count, len(errors), first_error)
+    first_error = _write_predictions(out, endpoint.model, ids, samples, answers, errors)
+    return RunReport(len(ids), images, samples, cached, len(answers) - cached, len(errors),
+                     sum(answer.truncated for answer in answers.values()), first_error)
+
+
+def _settle(pending: set[Future], most: int) -> None:
+    """Wait until at most `most` requests are pending; a finished one's RoomspaceError stops the run here."""
+    while True:
+        done = {future for future in pending if future.done()}
+        pending -= done
+        for future in done:
+            future.result()
+        if len(pending) <= most:
+            return
+        wait(pending, return_when=FIRST_COMPLETED)
+
+
+def _write_predictions(out: Path, model: str, ids: list[str], samples: int, answers: dict[tuple[int, int], Answer],
+                       errors: dict[tuple[int, int], str]) -> str | None:
+    """One line per (prompt, sample), written atomically; returns the first error in that order."""
+    first_error = None
+
+    def write(target: Path) -> None:
+        nonlocal first_error
+        with open(target, "w", encoding="utf-8") as file:
+            for index, prompt_id in enumerate(ids):
+                for sample in range(samples):
+                    answer = answers.get((index, sample))
+                    record = {"id": prompt_id, "prediction": None if answer is None else answer.text, "model": model}
+                    if samples > 1:
+                        record["sample"] = sample
+                    if answer is not None and answer.truncated:
+                        record["truncated"] = True
+                    error = errors.get((index, sample))
+                    if error is not None:
+                        record["error"] = error
+                        first_error = first_error or error
+                    file.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+    write_atomic(out, write)
+    return first_error

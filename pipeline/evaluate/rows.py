@@ -1,39 +1,139 @@
-"""A finished build's rows, as the evaluation commands (prompts, score, run-model) read them."""
+"""A benchmark's rows wherever a user has them: a built folder, a Hub snapshot, or OWNER/NAME on the Hub.
+
+* A built folder (`roomspace build --out`): its manifest lists every configuration and shard; an
+  unfinished build is refused.
+* A Hub snapshot (what `push` uploads: README.md and data/<config>/*.parquet, no manifest): the
+  card's YAML header lists the configurations, their files and the default one.
+* `OWNER/NAME`: the dataset repository is fetched (or found in the local Hugging Face cache) with
+  `huggingface_hub.snapshot_download`, then read as a Hub snapshot. Offline and not cached, it is
+  a one-line error.
+
+Rows are read shard by shard and column by column (`batches`), so scoring a 10K build never
+holds more than one shard's chosen columns at once.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.dataset.manifest import build_configs, read_manifest, shard_files
+from pipeline.dataset.manifest import MANIFEST, build_configs, read_manifest, shard_files
 from pipeline.errors import RoomspaceError
-from pipeline.text.configs import Config
+
+HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
+CARD = "README.md"
+ROWS_AT_ONCE = 64  # rows turned into dicts together by `rows`
 
 
-def chosen_configs(out: Path, configs: str | None) -> tuple[str, ...]:
-    """`configs` (comma-separated names) checked against the build; None means all of the build's."""
-    available = build_configs(read_manifest(out))
-    if configs is None:
-        return available
-    names = tuple(dict.fromkeys(Config.parse(part).name for part in configs.split(",") if part.strip()))
-    if not names:
-        raise RoomspaceError("no configuration given")
-    for name in names:
-        if name not in available:
-            raise RoomspaceError(f"{out} has no configuration {name}; it has {', '.join(available)}")
-    return names
+@dataclass(frozen=True)
+class BenchmarkRows:
+    location: str  # as the user gave it
+    configs: tuple[str, ...]  # every configuration, in card order
+    files: dict[str, tuple[Path, ...]]  # configuration -> its Parquet files, in row order
+    default: str | None  # the configuration the card marks as default
+
+    def choose(self, configs: str | None) -> tuple[str, ...]:
+        """`configs` (comma-separated names) checked against what is here; None means every one."""
+        if configs is None:
+            return self.configs
+        names = tuple(dict.fromkeys(part.strip() for part in configs.split(",") if part.strip()))
+        if not names:
+            raise RoomspaceError("no configuration given")
+        for name in names:
+            if name not in self.configs:
+                raise RoomspaceError(f"{self.location} has no configuration {name}; it has {', '.join(self.configs)}")
+        return names
+
+    def columns(self, config: str) -> list[str]:
+        return pq.read_schema(self.files[config][0]).names
+
+    def batches(self, config: str, columns: Sequence[str] | None = None) -> Iterator[pa.Table]:
+        """The configuration's rows one shard at a time, only `columns` (those the shards have)."""
+        for path in self.files[config]:
+            try:
+                if columns is None:
+                    yield pq.read_table(path)
+                else:
+                    present = set(pq.read_schema(path).names)
+                    yield pq.read_table(path, columns=[c for c in columns if c in present])
+            except (OSError, pa.ArrowException) as error:
+                raise RoomspaceError(f"{path}: not a readable Parquet file ({error}); "
+                                     "rebuild or re-download it") from None
+
+    def rows(self, configs: Sequence[str], columns: Sequence[str] | None = None) -> Iterator[dict]:
+        """Row dicts, made a few at a time: a vision shard's images never all become Python objects at once."""
+        for config in configs:
+            for table in self.batches(config, columns):
+                for batch in table.to_batches(max_chunksize=ROWS_AT_ONCE):
+                    yield from batch.to_pylist()
+
+    def count(self, configs: Sequence[str]) -> int:
+        """How many rows the configurations hold, from the Parquet footers."""
+        return sum(pq.ParquetFile(path).metadata.num_rows for config in configs for path in self.files[config])
+
+    def ids(self) -> set[str]:
+        """The id of every row here, of every configuration: reads only the id column."""
+        return {i for config in self.configs for table in self.batches(config, ["id"])
+                for i in table.column("id").to_pylist()}
 
 
-def load_rows(out: Path, configs: str | None = None) -> list[dict]:
-    """Every row of the chosen configurations, in build order (configuration, then room)."""
+def open_rows(location: str | Path) -> BenchmarkRows:
+    """The benchmark at `location`: a built folder, a Hub snapshot folder, or a Hub id OWNER/NAME."""
+    path = Path(location)
+    if path.is_dir():
+        if (path / MANIFEST).exists():
+            return _built(str(location), path)
+        if (path / CARD).exists():
+            return _snapshot(str(location), path)
+        raise RoomspaceError(f"{location} is not a roomspace build or Hub snapshot (no {MANIFEST} or {CARD})")
+    if path.exists():
+        raise RoomspaceError(f"{location} is a file, not a roomspace build folder")
+    if HUB_ID.fullmatch(str(location)):
+        return _snapshot(str(location), _download(str(location)))
+    raise RoomspaceError(f"{location} is neither a folder nor a Hub dataset id OWNER/NAME")
+
+
+def _built(location: str, out: Path) -> BenchmarkRows:
     manifest = read_manifest(out)
-    return [row for name in chosen_configs(out, configs) for path in shard_files(out, manifest, name)
-            for row in pq.read_table(path).to_pylist()]
+    configs = build_configs(manifest)
+    files = {config: tuple(shard_files(out, manifest, config)) for config in configs}
+    return BenchmarkRows(location, configs, files, configs[0] if configs else None)
 
 
-def all_ids(out: Path) -> set[str]:
-    """The id of every row of the build, of every configuration: reads only the id column."""
-    manifest = read_manifest(out)
-    return {i for name in build_configs(manifest) for path in shard_files(out, manifest, name)
-            for i in pq.read_table(path, columns=["id"]).column("id").to_pylist()}
+def _snapshot(location: str, folder: Path) -> BenchmarkRows:
+    import yaml  # a dependency of huggingface_hub and datasets
+
+    text = (folder / CARD).read_text(encoding="utf-8")
+    match = re.match(r"---\n(.*?)\n---\n", text, re.DOTALL)
+    try:
+        entries = yaml.safe_load(match.group(1))["configs"] if match else None
+        configs = {entry["config_name"]: entry for entry in entries}
+    except (yaml.YAMLError, KeyError, TypeError):
+        configs = None
+    if not configs:
+        raise RoomspaceError(f"{location}: its {CARD} declares no configurations (not a roomspace dataset card)")
+    files = {}
+    for name, entry in configs.items():
+        patterns = [part["path"] for part in entry.get("data_files", [])]
+        found = sorted({p for pattern in patterns for p in folder.glob(pattern)})
+        if not found:
+            raise RoomspaceError(f"{location}: configuration {name} has no Parquet files ({', '.join(patterns)})")
+        files[name] = tuple(found)
+    default = next((name for name, entry in configs.items() if entry.get("default")), None)
+    return BenchmarkRows(location, tuple(configs), files, default)
+
+
+def _download(repo: str) -> Path:
+    try:
+        from huggingface_hub import snapshot_download
+
+        return Path(snapshot_download(repo, repo_type="dataset", allow_patterns=[CARD, "data/**"]))
+    except Exception as error:  # offline, unknown repository, no access: all end the command the same way
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise RoomspaceError(f"cannot get the dataset {repo} from the Hugging Face Hub ({reason}); "
+                             "check the name and the network, or give a local folder") from None

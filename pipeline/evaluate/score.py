@@ -1,157 +1,172 @@
-"""Scoring answers by consistency with the story, with breakdowns by setting, view, n, m, d and hops.
+"""Scoring answers by consistency with the story, configuration by configuration.
 
 An FR answer is the set of relations the model names; it is compared with the row's answer set
-(every relation consistent with the story). A YN answer is right when it says Yes exactly when
-the candidate is in that set. Items with no answer or an unparseable one stay in every
-denominator and are counted in their own columns, so a score is never computed over a quietly
-smaller set.
+(every relation consistent with the story; for an image-only row, the one relation the image
+shows). A YN answer is right when it says Yes exactly when the candidate is in that set. Items
+with no answer, an unparseable one or one cut short (`"truncated": true`, the endpoint's
+finish_reason "length") stay in every denominator and are counted in their own columns, so a
+score is never computed over a quietly smaller set.
+
+Metrics, named as the peers define them: YN accuracy; FR exact match (the answer set exactly,
+SpaRP's `exact_match`); FR F1 (items), the mean per-item F1 (scikit-learn's "samples" average);
+FR F1 (macro), the F1 of each of the nine relation labels over the FR items, averaged (SpaRP's
+published F1); FR Jaccard. Every rate carries a 95 % interval (pipeline.evaluate.stats), and every
+group its own reference points: chance (the expected score of a uniform guess among the options)
+and majority (the best single constant answer for that group, in hindsight).
+
+A predictions file may hold several answers per item (`"sample": k`, from `run-model --samples`):
+rates are then means over rounds with their standard deviation, and the majority vote over the
+rounds (self-consistency) is scored too.
+
+Only the columns scoring needs are read, one shard at a time, and per-item outcomes are kept in
+numpy arrays: memory grows with the number of items, not with the rows' stories or images.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+import sys
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from pipeline.errors import RoomspaceError
 from pipeline.evaluate.answers import parse_answer
-from pipeline.evaluate.baselines import baseline_predictions
-from pipeline.evaluate.rows import all_ids, chosen_configs, load_rows
-from pipeline.files import write_json
-from pipeline.spatial.facts import SETTINGS
-from pipeline.spatial.relations import VIEWS
+from pipeline.evaluate.baselines import BASELINES, baseline_predictions
+from pipeline.evaluate.rows import BenchmarkRows
+from pipeline.evaluate.stats import Rate, rate
+from pipeline.spatial.relations import DIRECTIONS
 
-BREAKDOWNS = ("setting", "view", "n", "m", "d", "hops")
-PLOTTED = ("n", "m")  # also broken down per setting, for the plots
+SCORE_COLUMNS = ("id", "room_id", "config", "setting", "view", "question_type", "answer", "answer_set", "candidate",
+                 "options", "n", "m", "d", "hops", "answer_set_size", "modality")
+BREAKDOWNS = ("setting", "view", "n", "m", "d", "hops", "answer_set_size")
+SCORED, UNPARSEABLE, NO_ANSWER, TRUNCATED = range(4)
 EXAMPLES = 5  # unparseable answers quoted per system in the JSON report
-ORDER = {"setting": SETTINGS, "view": VIEWS}
+BIT = {code: 1 << k for k, code in enumerate(DIRECTIONS)}
 
 
-@dataclass(frozen=True)
-class ItemScore:
+@dataclass(frozen=True, slots=True)
+class ScoreRow:
+    """What scoring needs of a dataset row (its story, prompt and image are never read)."""
+
+    id: str
+    room_id: str
+    config: str
+    setting: str
+    view: str
     question_type: str
-    status: str  # "scored", "unparseable" or "no answer"
-    correct: bool = False  # YN: the right Yes/No; FR: exactly the answer set
-    jaccard: float = 0.0  # FR
-    f1: float = 0.0  # FR
-    single: bool = False  # FR: the answer names exactly one relation
-    consistent: bool = False  # FR: ... and it is in the answer set
+    answer: str
+    answer_set: tuple[str, ...]
+    candidate: str | None
+    options: tuple[str, ...]
+    n: int
+    m: int
+    d: int
+    hops: int
+    answer_set_size: int
+    modality: str | None
 
 
-def score_item(row: dict, prediction: str | None) -> tuple[ItemScore, str | None]:
-    """The item's score, and the parser's problem when the answer did not parse."""
-    if prediction is None:
-        return ItemScore(row["question_type"], "no answer"), None
-    parsed = parse_answer(prediction, row["question_type"])
-    if not parsed.parsed:
-        return ItemScore(row["question_type"], "unparseable"), parsed.problem
-    truth = set(row["answer_set"])
-    if row["question_type"] == "YN":
-        return ItemScore("YN", "scored", correct=parsed.yes == (row["candidate"] in truth)), None
-    named = set(parsed.relations)
-    common = len(named & truth)
-    single = len(named) == 1
-    return ItemScore("FR", "scored", correct=named == truth, jaccard=common / len(named | truth),
-                     f1=2 * common / (len(named) + len(truth)), single=single, consistent=single and named <= truth), None
+def read_score_rows(rows: BenchmarkRows, configs: Sequence[str], progress: bool = False) -> list[ScoreRow]:
+    from tqdm import tqdm
+
+    shards = sum(len(rows.files[config]) for config in configs)
+    out: list[ScoreRow] = []
+    with tqdm(total=shards, unit="shard", desc="reading rows", disable=not progress, file=sys.stderr) as bar:
+        for config in configs:
+            for table in rows.batches(config, SCORE_COLUMNS):
+                columns = {name: table.column(name).to_pylist() for name in table.column_names}
+                modality = columns.get("modality", [None] * table.num_rows)
+                for k in range(table.num_rows):
+                    out.append(ScoreRow(
+                        columns["id"][k], sys.intern(columns["room_id"][k]), sys.intern(columns["config"][k]),
+                        sys.intern(columns["setting"][k]), sys.intern(columns["view"][k]),
+                        sys.intern(columns["question_type"][k]), sys.intern(columns["answer"][k]),
+                        tuple(map(sys.intern, columns["answer_set"][k])), columns["candidate"][k],
+                        tuple(map(sys.intern, columns["options"][k])), columns["n"][k], columns["m"][k],
+                        columns["d"][k], columns["hops"][k], columns["answer_set_size"][k], modality[k]))
+                bar.update()
+    return out
 
 
-def _share(part: float, whole: int) -> float | None:
-    return part / whole if whole else None
+@dataclass
+class Outcomes:
+    """One system's outcome per item (rows) and round (columns)."""
 
-
-@dataclass(frozen=True)
-class Metrics:
-    items: int
-    no_answer: int
-    unparseable: int
-    yn_items: int
-    yn_accuracy: float | None
-    fr_items: int
-    fr_exact: float | None  # share of FR items answered with exactly the answer set
-    fr_jaccard: float | None  # mean over FR items (0 for no answer or an unparseable one)
-    fr_f1: float | None
-    fr_single: int  # FR answers naming one relation
-    fr_single_consistent: float | None  # share of those whose relation is consistent with the story
+    status: np.ndarray  # int8: SCORED, UNPARSEABLE, NO_ANSWER, TRUNCATED
+    correct: np.ndarray  # bool
+    jaccard: np.ndarray  # float32, FR
+    f1: np.ndarray  # float32, FR, per item
+    named: np.ndarray  # int16: bits of the FR relations named (BIT), 0 unless scored
+    yes: np.ndarray  # int8: YN answer 1 / 0, -1 unless scored
+    examples: list[dict] = field(default_factory=list)  # the first unparseable answers
 
     @classmethod
-    def of(cls, scores: list[ItemScore]) -> Metrics:
-        yn = [s for s in scores if s.question_type == "YN"]
-        fr = [s for s in scores if s.question_type == "FR"]
-        single = [s for s in fr if s.single]
-        return cls(
-            items=len(scores),
-            no_answer=sum(s.status == "no answer" for s in scores),
-            unparseable=sum(s.status == "unparseable" for s in scores),
-            yn_items=len(yn), yn_accuracy=_share(sum(s.correct for s in yn), len(yn)),
-            fr_items=len(fr), fr_exact=_share(sum(s.correct for s in fr), len(fr)),
-            fr_jaccard=_share(sum(s.jaccard for s in fr), len(fr)), fr_f1=_share(sum(s.f1 for s in fr), len(fr)),
-            fr_single=len(single), fr_single_consistent=_share(sum(s.consistent for s in single), len(single)),
-        )
+    def empty(cls, items: int, rounds: int = 1) -> Outcomes:
+        shape = (items, rounds)
+        return cls(np.full(shape, NO_ANSWER, np.int8), np.zeros(shape, bool), np.zeros(shape, np.float32),
+                   np.zeros(shape, np.float32), np.zeros(shape, np.int16), np.full(shape, -1, np.int8))
+
+    @property
+    def rounds(self) -> int:
+        return self.status.shape[1]
+
+    def grow(self, rounds: int) -> None:
+        """Room for more rounds; items have no answer there until one is recorded."""
+        extra = Outcomes.empty(self.status.shape[0], rounds - self.rounds)
+        for name in ("status", "correct", "jaccard", "f1", "named", "yes"):
+            setattr(self, name, np.concatenate([getattr(self, name), getattr(extra, name)], axis=1))
+
+    def record(self, k: int, round_: int, row: ScoreRow, text: str | None, truncated: bool = False) -> None:
+        if text is None:
+            return
+        if truncated:
+            self.status[k, round_] = TRUNCATED
+            return
+        parsed = parse_answer(text, row.question_type)
+        if not parsed.parsed:
+            self.status[k, round_] = UNPARSEABLE
+            if len(self.examples) < EXAMPLES:
+                self.examples.append({"id": row.id, "prediction": text, "problem": parsed.problem})
+            return
+        self.status[k, round_] = SCORED
+        truth = set(row.answer_set)
+        if row.question_type == "YN":
+            self.yes[k, round_] = int(parsed.yes)
+            self.correct[k, round_] = parsed.yes == (row.candidate in truth)
+            return
+        named = set(parsed.relations)
+        common = len(named & truth)
+        self.named[k, round_] = sum(BIT[code] for code in named)
+        self.correct[k, round_] = named == truth
+        self.jaccard[k, round_] = common / len(named | truth)
+        self.f1[k, round_] = 2 * common / (len(named) + len(truth))
 
 
-@dataclass(frozen=True)
-class Report:
-    system: str
-    overall: Metrics
-    by: dict[str, dict[str | int, Metrics]]  # breakdown -> value -> metrics, values in their natural order
-    by_setting: dict[str, dict[str, dict[int, Metrics]]]  # n or m -> setting -> value -> metrics
-    unparseable: tuple[dict, ...]  # the first few: id, prediction, problem
-
-    def to_json(self) -> dict:
-        return {"overall": asdict(self.overall),
-                "by": {key: _json(groups) for key, groups in self.by.items()},
-                "by_setting_and": {key: {setting: _json(groups) for setting, groups in per.items()}
-                                   for key, per in self.by_setting.items()},
-                "unparseable_examples": list(self.unparseable)}
+def score_item(row: ScoreRow, text: str | None, truncated: bool = False) -> Outcomes:
+    """One item's outcome, for tests and examples."""
+    outcome = Outcomes.empty(1)
+    outcome.record(0, 0, row, text, truncated)
+    return outcome
 
 
-def _json(groups: dict) -> dict:
-    return {str(value): asdict(metrics) for value, metrics in groups.items()}
-
-
-def _ordered(key: str, values: Iterable) -> list:
-    known = ORDER.get(key)
-    return sorted(set(values), key=(lambda v: (known.index(v) if v in known else len(known), v)) if known else None)
-
-
-def score(system: str, rows: list[dict], predictions: dict[str, str | None]) -> Report:
-    """Scores of one system's predictions (id -> text, None for a failed request) on the rows."""
-    scores, examples = [], []
-    for row in rows:
-        text = predictions.get(row["id"])
-        item, problem = score_item(row, text)
-        scores.append(item)
-        if problem and len(examples) < EXAMPLES:
-            examples.append({"id": row["id"], "prediction": text, "problem": problem})
-    by = {key: _grouped(key, scores, rows) for key in BREAKDOWNS}
-    by_setting = {}
-    for key in PLOTTED:
-        by_setting[key] = {}
-        for setting in _ordered("setting", (row["setting"] for row in rows)):
-            kept = [(s, row) for s, row in zip(scores, rows) if row["setting"] == setting]
-            by_setting[key][setting] = _grouped(key, [s for s, _ in kept], [row for _, row in kept])
-    return Report(system, Metrics.of(scores), by, by_setting, tuple(examples))
-
-
-def _grouped(key: str, scores: list[ItemScore], rows: list[dict]) -> dict:
-    groups: dict = {value: [] for value in _ordered(key, (row[key] for row in rows))}
-    for item, row in zip(scores, rows):
-        groups[row[key]].append(item)
-    return {value: Metrics.of(items) for value, items in groups.items()}
-
-
-def read_predictions(path: Path, build_ids: set[str]) -> dict[str, str | None]:
-    """id -> prediction from JSON lines {"id", "prediction"}; null is a failed request (counted, not
-    scored). Unknown or repeated ids and malformed lines are errors naming the file and line."""
+def read_predictions(path: Path, index: dict[str, int], rows: list[ScoreRow], known: set[str]) -> Outcomes:
+    """A predictions file scored against `rows` (index: id -> position). Lines are JSON objects
+    {"id", "prediction"[, "sample", "truncated"]}, "\\n"-separated; a null prediction is a failed
+    request (no answer). Ids of other configurations of the benchmark (`known`) are skipped; an id
+    it does not have, a repeated (id, sample) or a malformed line is an error naming the line."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise RoomspaceError(f"predictions file {path} does not exist") from None
     except UnicodeDecodeError:
         raise RoomspaceError(f"predictions file {path} is not UTF-8 text") from None
-    predictions: dict[str, str | None] = {}
-    for number, line in enumerate(lines, 1):
+    outcomes = Outcomes.empty(len(rows))
+    seen: set[tuple[str, int]] = set()
+    for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         where = f"{path}:{number}"
@@ -161,65 +176,204 @@ def read_predictions(path: Path, build_ids: set[str]) -> dict[str, str | None]:
             raise RoomspaceError(f"{where}: not a JSON object") from None
         if not isinstance(record, dict) or not isinstance(record.get("id"), str) or "prediction" not in record:
             raise RoomspaceError(f'{where}: expected {{"id": "...", "prediction": "..."}}')
-        item_id, text = record["id"], record["prediction"]
-        if text is not None and not isinstance(text, str):
+        item_id, answer, sample = record["id"], record["prediction"], record.get("sample", 0)
+        if answer is not None and not isinstance(answer, str):
             raise RoomspaceError(f"{where}: prediction for {item_id} is not text")
-        if item_id not in build_ids:
-            raise RoomspaceError(f"{where}: id {item_id} is not an item of this build")
-        if item_id in predictions:
-            raise RoomspaceError(f"{where}: a second prediction for {item_id}")
-        predictions[item_id] = text
-    return predictions
+        if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
+            raise RoomspaceError(f"{where}: sample must be a whole number >= 0, got {sample!r}")
+        if item_id not in known:
+            raise RoomspaceError(f"{where}: id {item_id} is not an item of this benchmark")
+        if (item_id, sample) in seen:
+            raise RoomspaceError(f"{where}: a second prediction for {item_id}" + (f", sample {sample}" if sample else ""))
+        seen.add((item_id, sample))
+        k = index.get(item_id)
+        if k is None:
+            continue  # an item of a configuration not being scored
+        if sample >= outcomes.rounds:
+            outcomes.grow(sample + 1)
+        outcomes.record(k, sample, rows[k], answer, bool(record.get("truncated", False)))
+    return outcomes
 
 
-COLUMNS = (("items", "items"), ("no answer", "no_answer"), ("unparseable", "unparseable"),
-           ("YN acc", "yn_accuracy"), ("FR exact", "fr_exact"), ("FR Jaccard", "fr_jaccard"), ("FR F1", "fr_f1"),
-           ("FR single", "fr_single"), ("single consistent", "fr_single_consistent"))
+def baseline_outcomes(name: str, rows: list[ScoreRow], seed: int) -> Outcomes:
+    """A baseline's answers, made per configuration (majority counts its own configuration's rows)."""
+    outcomes = Outcomes.empty(len(rows))
+    by_config: dict[str, list[int]] = {}
+    for k, row in enumerate(rows):
+        by_config.setdefault(row.config, []).append(k)
+    for positions in by_config.values():
+        chosen = [rows[k] for k in positions]
+        answers = baseline_predictions(name, chosen, seed)
+        for k, row in zip(positions, chosen):
+            outcomes.record(k, 0, row, answers[row.id])
+    return outcomes
 
 
-def _cell(value) -> str:
-    if value is None:
-        return "-"
-    return f"{100 * value:.1f}" if isinstance(value, float) else str(value)
+@dataclass(frozen=True)
+class Metrics:
+    items: int
+    no_answer: float  # per round (a mean when there are several rounds)
+    unparseable: float
+    truncated: float
+    yn_items: int
+    yn_accuracy: Rate | None
+    fr_items: int
+    fr_exact: Rate | None  # FR items answered with exactly the answer set
+    fr_f1_items: float | None  # mean per-item F1 (scikit-learn "samples")
+    fr_f1_macro: float | None  # F1 per relation label over the FR items, averaged over the nine (SpaRP's F1)
+    fr_jaccard: float | None
+    fr_single: float  # FR answers naming one relation
+    fr_single_consistent: float | None  # share of those whose relation is consistent with the story
+    yn_vote: float | None = None  # self-consistency: the majority answer over rounds, where there are several
+    fr_vote: float | None = None
 
 
-def _table(first: list[str], rows: list[tuple[list[str], Metrics]]) -> str:
-    header = first + [title for title, _ in COLUMNS]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for labels, metrics in rows:
-        lines.append("| " + " | ".join(labels + [_cell(getattr(metrics, field)) for _, field in COLUMNS]) + " |")
-    return "\n".join(lines)
+@dataclass(frozen=True)
+class Reference:
+    """What no reading of the story is needed for, on the same items."""
+
+    yn_chance: float | None  # a fair coin
+    yn_majority: float | None  # the more frequent answer of these items
+    fr_chance: float | None  # one of the nine options at random
+    fr_majority: float | None  # the one relation that is most often the whole answer set here
 
 
-def markdown(reports: list[Report]) -> str:
-    """The summary (one row per system), then one table per breakdown; rates in percent."""
-    parts = ["## Overall (rates in %)", _table(["system"], [([r.system], r.overall) for r in reports])]
-    for key in BREAKDOWNS:
-        parts.append(f"## By {key}")
-        parts.append(_table(["system", key], [([r.system, str(value)], m) for r in reports for value, m in r.by[key].items()]))
-    return "\n\n".join(parts) + "\n"
+class Scorer:
+    """The items being scored and the arrays every group's metrics are computed from."""
+
+    def __init__(self, rows: list[ScoreRow]) -> None:
+        self.rows = rows
+        self.yn = np.array([row.question_type == "YN" for row in rows], bool)
+        self.truth = np.array([sum(BIT.get(code, 0) for code in row.answer_set) for row in rows], np.int32)
+        self.yes_right = np.array([row.candidate in row.answer_set for row in rows], bool)
+
+    def metrics(self, outcomes: Outcomes, items: np.ndarray) -> Metrics:
+        yn, fr = items[self.yn[items]], items[~self.yn[items]]
+        status = outcomes.status[items]
+        rounds = outcomes.rounds
+
+        def counted(code: int) -> float:
+            return float((status == code).sum()) / rounds
+
+        def mean(values: np.ndarray, keep: np.ndarray) -> float | None:
+            return float(values[keep].mean()) if keep.size else None
+
+        single = _bit_count(outcomes.named[fr]) == 1
+        consistent = single & ((outcomes.named[fr] & self.truth[fr, None]) == outcomes.named[fr])
+        vote_yn = vote_fr = None
+        if rounds > 1:
+            vote_yn = mean(self._vote_yn(outcomes, yn), np.arange(yn.size)) if yn.size else None
+            vote_fr = mean(self._vote_fr(outcomes, fr), np.arange(fr.size)) if fr.size else None
+        return Metrics(
+            items=int(items.size), no_answer=counted(NO_ANSWER), unparseable=counted(UNPARSEABLE),
+            truncated=counted(TRUNCATED),
+            yn_items=int(yn.size), yn_accuracy=_rate(outcomes.correct[yn]),
+            fr_items=int(fr.size), fr_exact=_rate(outcomes.correct[fr]),
+            fr_f1_items=float(outcomes.f1[fr].mean()) if fr.size else None,
+            fr_f1_macro=self._macro_f1(outcomes.named[fr], self.truth[fr]) if fr.size else None,
+            fr_jaccard=float(outcomes.jaccard[fr].mean()) if fr.size else None,
+            fr_single=float(single.sum()) / rounds,
+            fr_single_consistent=float(consistent.sum() / single.sum()) if single.any() else None,
+            yn_vote=vote_yn, fr_vote=vote_fr,
+        )
+
+    @staticmethod
+    def _macro_f1(named: np.ndarray, truth: np.ndarray) -> float:
+        """Mean over rounds of the macro F1 over the nine labels (a label never named nor true scores 0)."""
+        scores = []
+        for round_ in range(named.shape[1]):
+            per_label = []
+            for bit in BIT.values():
+                said, true = (named[:, round_] & bit) != 0, (truth & bit) != 0
+                tp, fp, fn = int((said & true).sum()), int((said & ~true).sum()), int((~said & true).sum())
+                per_label.append(2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 0.0)
+            scores.append(sum(per_label) / len(per_label))
+        return float(np.mean(scores))
+
+    def _vote_yn(self, outcomes: Outcomes, items: np.ndarray) -> np.ndarray:
+        yes = outcomes.yes[items]
+        votes_yes, votes_no = (yes == 1).sum(axis=1), (yes == 0).sum(axis=1)
+        decided = votes_yes != votes_no  # a tie, or no parsed answer at all, is no answer
+        return (decided & ((votes_yes > votes_no) == self.yes_right[items])).astype(float)
+
+    def _vote_fr(self, outcomes: Outcomes, items: np.ndarray) -> np.ndarray:
+        out = np.zeros(items.size)
+        for position, k in enumerate(items):
+            parsed = [int(mask) for mask, status in zip(outcomes.named[k], outcomes.status[k]) if status == SCORED]
+            if not parsed:
+                continue
+            counts = Counter(parsed).most_common()
+            if len(counts) == 1 or counts[0][1] > counts[1][1]:  # a tie between sets is no answer
+                out[position] = float(counts[0][0] == self.truth[k])
+        return out
+
+    def reference(self, items: np.ndarray) -> Reference:
+        yn, fr = items[self.yn[items]], items[~self.yn[items]]
+        yes_share = float(self.yes_right[yn].mean()) if yn.size else None
+        one = fr[_bit_count(self.truth[fr]) == 1]  # only a one-relation answer set can be hit by one guess
+        return Reference(
+            yn_chance=0.5 if yn.size else None,
+            yn_majority=max(yes_share, 1 - yes_share) if yn.size else None,
+            fr_chance=sum(1 / len(self.rows[k].options) for k in one) / fr.size if fr.size else None,
+            fr_majority=max(Counter(self.truth[one].tolist()).values(), default=0) / fr.size if fr.size else None,
+        )
 
 
-def evaluate(out: Path, configs: str | None, prediction_files: list[Path], baselines: list[str],
-             seed: int = 0) -> list[Report]:
-    """Reports for each predictions file (named by its stem) and each baseline, on the chosen
-    configurations of a finished build; predictions for the build's other configurations are ignored."""
-    rows = load_rows(out, configs)
-    systems: dict[str, dict[str, str | None]] = {}
-    build_ids = all_ids(out) if prediction_files else set()
+def _rate(correct: np.ndarray) -> Rate | None:
+    """correct: items x rounds."""
+    return rate(correct.mean(axis=1), correct.mean(axis=0)) if correct.size else None
+
+
+POPCOUNT = np.array([bin(mask).count("1") for mask in range(1 << len(DIRECTIONS))])
+
+
+def _bit_count(masks: np.ndarray) -> np.ndarray:
+    return POPCOUNT[masks]
+
+
+@dataclass(frozen=True)
+class Group:
+    """The items reported together: one configuration, or several pooled with --pool."""
+
+    name: str
+    items: np.ndarray  # positions in the scorer's rows
+
+
+def groups(rows: list[ScoreRow], configs: Sequence[str], pool: bool) -> list[Group]:
+    if pool:
+        return [Group("pooled: " + ", ".join(configs), np.arange(len(rows)))]
+    positions: dict[str, list[int]] = {config: [] for config in configs}
+    for k, row in enumerate(rows):
+        positions[row.config].append(k)
+    return [Group(config, np.array(found, int)) for config, found in positions.items()]
+
+
+def breakdown(rows: list[ScoreRow], items: np.ndarray, key: str) -> dict:
+    """value -> positions, values in their natural order (settings and views as the dataset lists them)."""
+    found: dict = {}
+    for k in items:
+        found.setdefault(getattr(rows[k], key), []).append(k)
+    ordered = sorted(found, key=lambda v: (0, v) if isinstance(v, int) else (1, list(found).index(v)))
+    return {value: np.array(found[value], int) for value in ordered}
+
+
+def load_systems(rows: BenchmarkRows, score_rows: list[ScoreRow], prediction_files: Iterable[Path],
+                 baselines: Iterable[str], seed: int) -> dict[str, Outcomes]:
+    """Each predictions file (named by its stem) and baseline, scored item by item."""
+    systems: dict[str, Outcomes] = {}
+    prediction_files, baselines = list(prediction_files), list(baselines)
+    if not prediction_files and not baselines:
+        raise RoomspaceError("nothing to score: give --predictions FILE or --baseline NAME")
+    index = {row.id: k for k, row in enumerate(score_rows)}
+    known = rows.ids() if prediction_files else set()
     for path in prediction_files:
         if path.stem in systems:
             raise RoomspaceError(f"two predictions files are named {path.stem}; rename one")
-        systems[path.stem] = read_predictions(path, build_ids)
+        systems[path.stem] = read_predictions(path, index, score_rows, known)
     for name in baselines:
+        if name not in BASELINES:
+            raise RoomspaceError(f"unknown baseline {name!r}; expected one of {', '.join(BASELINES)}")
         if name in systems:
             raise RoomspaceError(f"{name} is both a predictions file and a baseline; rename the file")
-        systems[name] = baseline_predictions(name, rows, seed)
-    if not systems:
-        raise RoomspaceError("nothing to score: give --predictions FILE or --baseline NAME")
-    return [score(name, rows, predictions) for name, predictions in systems.items()]
-
-
-def write_report(path: Path, out: Path, configs: str | None, reports: list[Report]) -> None:
-    write_json(path, {"build": str(out), "configs": list(chosen_configs(out, configs)),
-                      "systems": {r.system: r.to_json() for r in reports}})
+        systems[name] = baseline_outcomes(name, score_rows, seed)
+    return systems

@@ -14,7 +14,7 @@ Arrow schema and JSON Schema from its fields.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from random import Random
 
 from pipeline.data import data_json
@@ -28,11 +28,11 @@ from pipeline.spatial.reasoning import PathStep, reasoning_path
 from pipeline.spatial.relations import DIRECTIONS, VIEWS, converse, direction, direction_of_points, relation_words
 from pipeline.spatial.topology import RCC8, neighbours, rcc8_converse, snapped_footprint, topology_facts
 from pipeline.text.configs import Config
+from pipeline.text.prompts import DEFAULT_STYLE, RCC8_SETTING, prompt_text
 from pipeline.text.stories import tell_rcc8, tell_setting, text_seed, written_path
 from pipeline.text.words import Phrases, Wording, object_names, type_words
 
 QUESTION_TYPES = ("FR", "YN")
-RCC8_SETTING = "rcc8"  # footprints in metres, YN questions about RCC-8 relations: an addition to RoomSpace
 ITEM_SETTINGS = (*SETTINGS, RCC8_SETTING)
 ROWS_PER_ROOM = len(SETTINGS) * len(VIEWS) * len(QUESTION_TYPES) + len(VIEWS)  # rcc8 asks YN only: 34
 SWEEP_N = range(3, 8)  # the paper's sweep: n from 3 to 7, every valid m, d in 9 and 12
@@ -98,6 +98,15 @@ class Item:
     path_decides: bool  # the path's last composed set is the answer set; False when there is no path
     tightness: float  # mean share of its domain that each fact excludes (pipeline/spatial/difficulty.py)
     layout_decides: bool  # the query objects' region facts alone give the answer set
+    # The self-contained prompt (pipeline.text.prompts), made from the fields above: a copy with
+    # another story (a twin) or another modality (a vision row) gets its own.
+    prompt: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "prompt", prompt_text(
+            DEFAULT_STYLE, story=self.story, question=self.question, options=self.options,
+            question_type=self.question_type, setting=self.setting, view=self.view, d=self.d,
+            relations=(fact.relation for fact in self.facts), modality=getattr(self, "modality", None)))
 
 
 def oriented(facts: tuple[Fact, ...], flipped: set[frozenset[str]]) -> tuple[Fact, ...]:

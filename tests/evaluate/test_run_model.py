@@ -1,6 +1,8 @@
 """run-model against a chat endpoint served by the test on 127.0.0.1: answers, 5xx, timeouts, garbage,
-refusals, concurrency, and the answer cache that lets an interrupted run resume."""
+refusals, concurrency, streaming, images, truncated answers, samples, and the answer cache that
+lets an interrupted run resume."""
 
+import base64
 import json
 import socket
 import threading
@@ -8,18 +10,21 @@ from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 from conftest import SCENE_SEED
 
 from pipeline.cli import main
 from pipeline.dataset.build import BuildPlan, build
 from pipeline.errors import RoomspaceError
-from pipeline.evaluate.model_runner import AnswerCache, Endpoint, Retry, run_model
+from pipeline.evaluate.model_runner import PROMPTS_PER_SLOT, AnswerCache, Endpoint, Retry, run_model
 from pipeline.evaluate.prompts import Prompt
 from pipeline.text.configs import parse_configs
 from pipeline.text.items import ROWS_PER_ROOM
 
 FAST = Retry(attempts=3, backoff=0.01)
+VISION_BASE = "n5_m4_d81"  # of SCENE_SEED's rooms 0 and 1, room 0 also gets image-only rows
+VISION = f"vision_{VISION_BASE}"
 TIMEOUT = 60.0  # seconds: no answer of this server takes long, except the one held back on purpose
 HELD_TIMEOUT = 0.2  # seconds: the timeout of the test that needs one; the held answer never comes
 
@@ -28,9 +33,11 @@ class ChatServer:
     """An OpenAI-style /v1/chat/completions whose behaviour is chosen by the prompt's first word."""
 
     def __init__(self) -> None:
-        self.seen: Counter[str] = Counter()  # prompt -> requests received
+        self.seen: Counter[str] = Counter()  # prompt text -> requests received
         self.headers: list[dict] = []
         self.bodies: list[dict] = []
+        self.images: list[tuple[str, bytes]] = []  # (text, PNG) of every request that carried an image
+        self.cut_everything = False  # answer every request as if stopped at the length limit
         self.lock = threading.Lock()
         self.pair = threading.Barrier(2, timeout=TIMEOUT)
         self.retried = threading.Event()
@@ -39,8 +46,10 @@ class ChatServer:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):  # noqa: N802 (the http.server name)
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                text = body["messages"][0]["content"]
+                text, image = server.parts(body["messages"][0]["content"])
                 with server.lock:
+                    if image is not None:
+                        server.images.append((text, image))
                     server.seen[text] += 1
                     count = server.seen[text]
                     server.headers.append(dict(self.headers))
@@ -56,6 +65,17 @@ class ChatServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    @staticmethod
+    def parts(content) -> tuple[str, bytes | None]:
+        """The text and the decoded image of a user turn: a string, or [image_url part, text part]."""
+        if isinstance(content, str):
+            return content, None
+        (image_part, text_part) = content
+        assert image_part["type"] == "image_url" and text_part["type"] == "text"
+        head, data = image_part["image_url"]["url"].split(",", 1)
+        assert head == "data:image/png;base64"
+        return text_part["text"], base64.b64decode(data, validate=True)
 
     @staticmethod
     def send(handler, status: int, payload: bytes) -> None:
@@ -79,12 +99,26 @@ class ChatServer:
             return self.send(handler, 200, b"<html>gateway says hi</html>")
         if kind == "empty":
             return self.send(handler, 200, json.dumps({"choices": []}).encode())
+        if kind == "null":
+            return self.reply(handler, None)
+        if kind == "thinking":  # a reasoning model out of budget before its answer
+            return self.reply(handler, None, "length")
+        if kind == "blank":
+            return self.reply(handler, "")
+        if kind == "odd":
+            return self.reply(handler, "Answer: north\u2028then\u2029more\x85end\r\nlast")
+        if kind == "long":
+            return self.reply(handler, "Let me think step by st", "length")
         if kind == "denied":
             return self.send(handler, 401, b'{"error": "bad key"}')
         if kind == "pair":
             self.pair.wait()  # passes only when two requests are in flight at once
         answer = "Answer: Yes" if '"Answer: Yes"' in text else f"Answer: north ({text[:20]})"
-        self.send(handler, 200, json.dumps({"choices": [{"message": {"role": "assistant", "content": answer}}]}).encode())
+        self.reply(handler, answer, "length" if self.cut_everything else "stop")
+
+    def reply(self, handler, content: str | None, finish_reason: str = "stop") -> None:
+        choice = {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish_reason}
+        self.send(handler, 200, json.dumps({"object": "chat.completion", "choices": [choice]}).encode())
 
     def close(self) -> None:
         self.httpd.shutdown()
@@ -103,7 +137,7 @@ def endpoint(server, **extra) -> Endpoint:
 
 
 def read_predictions(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n")[:-1]]
 
 
 PROMPTS = [Prompt("a", "plain one"), Prompt("b", "flaky two"), Prompt("c", "plain three"),
@@ -194,14 +228,142 @@ def test_run_model_then_score_from_the_command_line(server, scenes, tmp_path, ca
     build(BuildPlan(built.name, SCENE_SEED, 2, parse_configs("n3_m2_d81")), scenes, built, workers=1, progress=False)
     preds = tmp_path / "preds.jsonl"
     argv = ["run-model", str(built), "--base-url", server.url, "--model", "test-model", "--out", str(preds),
-            "--concurrency", "4", "--api-key-env", "ROOMSPACE_TEST_KEY", "--quiet", "--style", "guided"]
+            "--concurrency", "4", "--api-key-env", "ROOMSPACE_TEST_KEY", "--quiet", "--style", "paper"]
     assert main(argv) == 1
     assert "ROOMSPACE_TEST_KEY" in capsys.readouterr().err
     monkeypatch.setenv("ROOMSPACE_TEST_KEY", "k")
     assert main(argv) == 0
-    assert f"{2 * ROWS_PER_ROOM} prompts, 0 answered from" in capsys.readouterr().out
+    assert f"{2 * ROWS_PER_ROOM} prompts (0 with an image), 0 answered from" in capsys.readouterr().out
     assert main(argv) == 0
     assert f"{2 * ROWS_PER_ROOM} answered from" in capsys.readouterr().out
     assert main(["score", str(built), "--predictions", str(preds)]) == 0
     table = capsys.readouterr().out
     assert f"| preds | {2 * ROWS_PER_ROOM} | 0 | 0 |" in table  # every item answered and parsed: YN "Yes", FR "north"
+
+
+def test_prompts_are_streamed_with_a_bounded_number_in_flight(server, tmp_path):
+    concurrency = 2
+    ahead = []  # when each prompt is taken: prompts taken before it that the server has not yet been asked
+
+    def prompts():
+        for k in range(40):
+            with server.lock:
+                ahead.append(k - sum(server.seen.values()))
+            yield Prompt(f"p{k}", f"plain {k}")
+
+    report = run_model(prompts(), endpoint(server), tmp_path / "p.jsonl", tmp_path / "c.jsonl",
+                       concurrency=concurrency, retry=FAST, progress=False)
+    assert (report.prompts, report.asked) == (40, 40)
+    assert [p["id"] for p in read_predictions(tmp_path / "p.jsonl")] == [f"p{k}" for k in range(40)]
+    assert max(ahead) <= PROMPTS_PER_SLOT * concurrency
+
+
+def test_an_empty_answer_is_an_answer_and_a_null_one_is_retried(server, tmp_path):
+    out = tmp_path / "p.jsonl"
+    report = run_model([Prompt("g", "blank"), Prompt("h", "null"), Prompt("i", "thinking")], endpoint(server), out,
+                       tmp_path / "c.jsonl", retry=FAST, progress=False)
+    blank, null, thinking = read_predictions(out)
+    assert blank == {"id": "g", "prediction": "", "model": "test-model"}
+    assert null["prediction"] is None and "not a chat completion" in null["error"]
+    assert thinking == {"id": "i", "prediction": "", "model": "test-model", "truncated": True}
+    assert (server.seen["blank"], server.seen["null"], server.seen["thinking"]) == (1, FAST.attempts, 1)
+    assert (report.asked, report.failed, report.truncated) == (2, 1, 1)
+
+
+def test_an_answer_cut_at_the_length_limit_is_kept_and_marked(server, tmp_path):
+    out, cache = tmp_path / "p.jsonl", tmp_path / "c.jsonl"
+    prompts = [Prompt("t", "long one"), Prompt("a", "plain one")]
+    for run in range(2):
+        report = run_model(prompts, endpoint(server, max_tokens=8), out, cache, retry=FAST, progress=False)
+        assert (report.cached, report.truncated) == (2 * run, 1)  # the cache remembers the cut
+        cut, whole = read_predictions(out)
+        assert cut == {"id": "t", "prediction": "Let me think step by st", "model": "test-model", "truncated": True}
+        assert "truncated" not in whole
+    assert server.seen["long one"] == 1  # a cut answer is an answer, not retried
+
+
+def test_the_image_is_part_of_the_prompt_hash(server, tmp_path):
+    out, cache = tmp_path / "p.jsonl", tmp_path / "c.jsonl"
+    reports = [run_model([Prompt("v", "look here", png)], endpoint(server), out, cache, retry=FAST, progress=False)
+               for png in (b"png one", b"png two", b"png one")]
+    assert [(r.images, r.asked) for r in reports] == [(1, 1), (1, 1), (1, 0)]
+    assert server.images == [("look here", b"png one"), ("look here", b"png two")]
+
+
+def test_samples_ask_each_prompt_k_times_and_share_the_cache(server, tmp_path):
+    out, cache = tmp_path / "p.jsonl", tmp_path / "c.jsonl"
+    prompts = [Prompt("a", "plain one"), Prompt("c", "plain three")]
+    warm = endpoint(server, temperature=0.7)
+    run_model(prompts, warm, out, cache, retry=FAST, progress=False)
+    assert "sample" not in read_predictions(out)[0]
+    report = run_model(prompts, warm, out, cache, retry=FAST, progress=False, samples=3)
+    assert (report.prompts, report.samples, report.cached, report.asked) == (2, 3, 2, 4)  # sample 0 was there
+    assert [(p["id"], p["sample"]) for p in read_predictions(out)] == [
+        ("a", 0), ("a", 1), ("a", 2), ("c", 0), ("c", 1), ("c", 2)]
+    assert server.seen == Counter({"plain one": 3, "plain three": 3})
+    again = run_model(prompts, warm, out, cache, retry=FAST, progress=False, samples=3)
+    assert (again.cached, again.asked) == (6, 0) and sum(server.seen.values()) == 6
+    with pytest.raises(RoomspaceError, match="set --temperature"):
+        run_model(prompts, endpoint(server), out, cache, retry=FAST, progress=False, samples=2)
+
+
+def test_samples_at_temperature_zero_are_refused_by_the_command(tmp_path, capsys):
+    argv = ["run-model", str(tmp_path / "not-read"), "--base-url", "http://127.0.0.1:9", "--model", "m",
+            "--out", str(tmp_path / "p.jsonl"), "--samples", "2"]
+    assert main(argv) == 1
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "set --temperature" in error
+
+
+def test_the_cache_keeps_answers_with_line_separators_and_reads_old_lines(server, tmp_path):
+    out, cache = tmp_path / "p.jsonl", tmp_path / "c.jsonl"
+    answer = "Answer: north\u2028then\u2029more\x85end\r\nlast"
+    for run in range(2):
+        report = run_model([Prompt("o", "odd one")], endpoint(server), out, cache, retry=FAST, progress=False)
+        assert (report.cached, report.asked) == (run, 1 - run)
+        assert read_predictions(out)[0]["prediction"] == answer
+    assert server.seen["odd one"] == 1
+    assert cache.read_bytes().count(b"\n") == 1
+    old = Prompt("q", "plain old")  # a line written before samples and truncation were recorded
+    with open(cache, "a", encoding="utf-8") as file:
+        file.write(json.dumps({"model": "test-model", "prompt_sha256": endpoint(server).prompt_hash(old),
+                               "answer": "Answer: Yes"}) + "\n")
+    report = run_model([old], endpoint(server), out, cache, retry=FAST, progress=False)
+    assert (report.cached, report.asked, report.truncated) == (1, 0, 0) and "plain old" not in server.seen
+
+
+@pytest.fixture(scope="module")
+def vision_build(scenes, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("vision") / "roomspace-vision-test"
+    configs = parse_configs(VISION_BASE)
+    build(BuildPlan(out.name, SCENE_SEED, 2, configs, vision=configs), scenes, out, workers=1, progress=False)
+    return out
+
+
+def test_vision_rows_reach_the_model_with_their_images(server, vision_build, tmp_path, capsys):
+    preds = tmp_path / "preds.jsonl"
+    argv = ["run-model", str(vision_build), "--config", VISION, "--base-url", server.url, "--model", "test-model",
+            "--out", str(preds), "--quiet"]
+    assert main(argv) == 0
+    files = sorted((vision_build / "data" / VISION).glob("*.parquet"))
+    columns = ["id", "setting", "prompt", "image"]
+    rows = [row for path in files for row in pq.read_table(path, columns=columns).to_pylist()]
+    assert any(row["setting"] == "none" for row in rows)  # image-only rows are among them
+    assert len(server.bodies) == len(rows)
+    assert Counter(server.images) == Counter((row["prompt"], row["image"]["bytes"]) for row in rows)
+    assert [p["id"] for p in read_predictions(preds)] == [row["id"] for row in rows]
+    assert f"{len(rows)} prompts ({len(rows)} with an image), 0 answered from" in capsys.readouterr().out
+
+
+def test_the_command_counts_truncated_answers(server, vision_build, tmp_path, capsys):
+    server.cut_everything = True
+    preds = tmp_path / "preds.jsonl"
+    argv = ["run-model", str(vision_build), "--config", VISION_BASE, "--base-url", server.url, "--model", "test-model",
+            "--out", str(preds), "--max-tokens", "8", "--quiet"]
+    for run in range(2):
+        assert main(argv) == 0
+        predictions = read_predictions(preds)
+        assert predictions and all(p["truncated"] is True for p in predictions)
+        summary = capsys.readouterr().out
+        assert f"{len(predictions) if run else 0} answered from" in summary
+        assert f"0 failed, {len(predictions)} truncated at the length limit" in summary

@@ -1,23 +1,31 @@
-"""Parsing free-text answers, scoring by consistency, baselines, reports and the `score` command."""
+"""Parsing free-text answers, scoring by consistency, baselines, intervals, gaps, reports and the `score` command."""
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 from conftest import SCENE_SEED as SEED
+from simulated import simulated_predictions
 
 from pipeline.cli import main
 from pipeline.dataset.build import BuildPlan, build
+from pipeline.dataset.manifest import MANIFEST
 from pipeline.errors import RoomspaceError
 from pipeline.evaluate.answers import parse_answer
-from pipeline.evaluate.baselines import BASELINES, baseline_predictions
-from pipeline.evaluate.rows import load_rows
-from pipeline.evaluate.score import BREAKDOWNS, evaluate, read_predictions, score, score_item
+from pipeline.evaluate.baselines import BASELINES
+from pipeline.evaluate.prompts import make_prompt
+from pipeline.evaluate.report import evaluate, markdown
+from pipeline.evaluate.rows import open_rows
+from pipeline.evaluate.score import (BREAKDOWNS, NO_ANSWER, SCORED, TRUNCATED, UNPARSEABLE, ScoreRow, read_predictions,
+                                     read_score_rows, score_item)
 from pipeline.spatial.relations import DIRECTIONS, VIEWS, relation_words
 from pipeline.text.configs import parse_configs
+from pipeline.text.prompts import row_prompt
 
 ROOMS = 3
 CONFIGS = "n3_m2_d81,n4_m4_d144"  # two values of n, m and d, so breakdowns and plots have several points
+KINDS = ("n3_m2_d81", "n4_m4_d144", "vision_n3_m2_d81", "twin_n3_m2_d81")
 
 
 @pytest.mark.parametrize("text, codes", [
@@ -78,135 +86,209 @@ def test_every_label_and_phrase_of_the_table_reads_back_as_its_code():
                 assert parse_answer(f"It is {words} the sofa.", "FR").relations == (code,), words
 
 
-def row(question_type="FR", answer_set=("N", "NE"), candidate=None, **extra):
-    return {"id": extra.pop("id", "r1"), "question_type": question_type, "answer_set": list(answer_set),
-            "candidate": candidate, "setting": "o2", "view": "top_down", "n": 5, "m": 4, "d": 12, "hops": 4, **extra}
+def row(question_type="FR", answer_set=("N", "NE"), candidate=None, **extra) -> ScoreRow:
+    fields = dict(id="r1", room_id="s0-000000", config="n5_m4_d144", setting="o2", view="top_down",
+                  question_type=question_type, answer="", answer_set=tuple(answer_set), candidate=candidate,
+                  options=("Yes", "No") if question_type == "YN" else tuple(relation_words(c, "top_down", "label")
+                                                                           for c in DIRECTIONS),
+                  n=5, m=4, d=12, hops=4, answer_set_size=len(answer_set), modality=None)
+    return ScoreRow(**{**fields, **extra})
 
 
 def test_item_scores_by_consistency():
-    exact, _ = score_item(row(), "north, north-east")
-    assert exact.correct and exact.jaccard == 1 and exact.f1 == 1
-    part, _ = score_item(row(), "north")
-    assert not part.correct and part.jaccard == 0.5 and part.f1 == pytest.approx(2 / 3)
-    assert part.single and part.consistent
-    wrong, _ = score_item(row(), "south")
-    assert wrong.single and not wrong.consistent and wrong.jaccard == 0
-    yes, _ = score_item(row("YN", candidate="NE"), "Yes")
-    no, _ = score_item(row("YN", candidate="S"), "Yes")
-    assert yes.correct and not no.correct
-    unparsed, problem = score_item(row(), "maybe north")
-    assert unparsed.status == "unparseable" and problem and not unparsed.correct
-    missing, _ = score_item(row(), None)
-    assert missing.status == "no answer"
+    exact = score_item(row(), "north, north-east")
+    assert exact.correct[0, 0] and exact.jaccard[0, 0] == 1 and exact.f1[0, 0] == 1
+    part = score_item(row(), "north")
+    assert not part.correct[0, 0] and part.jaccard[0, 0] == 0.5 and part.f1[0, 0] == pytest.approx(2 / 3)
+    assert score_item(row("YN", candidate="NE"), "Yes").correct[0, 0]
+    assert not score_item(row("YN", candidate="S"), "Yes").correct[0, 0]
+    assert score_item(row(), "maybe north").status[0, 0] == UNPARSEABLE
+    assert score_item(row(), "").status[0, 0] == UNPARSEABLE  # an empty answer is an answer that does not parse
+    assert score_item(row(), None).status[0, 0] == NO_ANSWER
+    cut = score_item(row(), "north, north-east", truncated=True)
+    assert cut.status[0, 0] == TRUNCATED and not cut.correct[0, 0]  # cut short: never parsed
+    assert exact.status[0, 0] == SCORED
 
 
-def test_unparseable_and_missing_answers_stay_in_the_denominators():
-    rows = [row(id="a"), row(id="b"), row("YN", candidate="N", id="c"), row("YN", candidate="S", id="d")]
-    report = score("model", rows, {"a": "north, north-east", "b": "perhaps north", "c": "Yes"})
-    overall = report.overall
-    assert (overall.items, overall.unparseable, overall.no_answer) == (4, 1, 1)
-    assert overall.fr_exact == 0.5 and overall.yn_accuracy == 0.5
-    assert report.unparseable[0]["id"] == "b"
+def write_lines(path: Path, records: list) -> Path:
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n" for r in records),
+                    encoding="utf-8")
+    return path
 
 
 @pytest.fixture(scope="module")
 def built(scenes, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("build") / "roomspace-score-test"
-    build(BuildPlan("roomspace-score-test", SEED, ROOMS, parse_configs(CONFIGS)), scenes, out, workers=1, progress=False)
+    base = parse_configs(CONFIGS)
+    build(BuildPlan("roomspace-score-test", SEED, ROOMS, base, vision=base[:1], twins=base[:1]), scenes, out,
+          workers=1, progress=False)
     return out
 
 
 @pytest.fixture(scope="module")
 def rows(built) -> list[dict]:
-    return load_rows(built)
+    source = open_rows(built)
+    return list(source.rows(source.configs))
 
 
-def test_the_checker_baseline_scores_100_percent(rows):
-    report = score("checker", rows, baseline_predictions("checker", rows))
-    overall = report.overall
-    assert overall.unparseable == overall.no_answer == 0
-    assert overall.yn_accuracy == overall.fr_exact == overall.fr_jaccard == overall.fr_f1 == 1.0
-    assert overall.fr_single_consistent == 1.0
-    for key in BREAKDOWNS:
-        assert all(m.yn_accuracy == 1.0 and m.fr_exact in (1.0, None) for m in report.by[key].values())
+def test_every_kind_is_there_and_every_prompt_is_the_rows_own(rows):
+    assert {r["config"] for r in rows} == set(KINDS)
+    for r in rows:
+        prompt = make_prompt(r)
+        assert prompt.text == r["prompt"] == row_prompt(r)
+        if r["config"].startswith("vision_"):
+            assert prompt.image == r["image"]["bytes"] and prompt.image.startswith(b"\x89PNG")
+            assert prompt.messages[0]["content"][0]["image_url"]["url"].startswith("data:image/png;base64,")
+        else:
+            assert prompt.image is None
 
 
-def test_baselines_are_deterministic_and_below_the_checker(rows):
-    for name in BASELINES:
-        assert baseline_predictions(name, rows) == baseline_predictions(name, list(reversed(rows)))
-    assert baseline_predictions("random", rows, seed=1) != baseline_predictions("random", rows, seed=2)
-    for name in ("random", "always-yes", "majority"):
-        overall = score(name, rows, baseline_predictions(name, rows)).overall
-        assert overall.unparseable == 0 and overall.fr_exact < 1.0 and overall.yn_accuracy < 1.0
+def test_the_checker_scores_100_percent_on_every_configuration_and_shows_no_gap(built, rows):
+    evaluation = evaluate(str(built), None, [], ["checker"])
+    assert [group.name for group in evaluation.groups] == list(KINDS)
+    for group in evaluation.groups:
+        metrics = group.overall.systems["checker"]
+        assert metrics.unparseable == metrics.no_answer == metrics.truncated == 0
+        assert metrics.yn_accuracy.value == metrics.fr_exact.value == 1.0
+        assert metrics.fr_f1_items == metrics.fr_jaccard == 1.0
+        # scikit-learn's macro average: a label never true and never named scores 0, even for a perfect system
+        present = {code for r in rows if r["config"] == group.name and r["question_type"] == "FR"
+                   for code in r["answer_set"]}
+        assert metrics.fr_f1_macro == pytest.approx(len(present) / len(DIRECTIONS))
+        for key in BREAKDOWNS:
+            for part in group.by[key].values():
+                m = part.systems["checker"]
+                assert m.yn_accuracy is None or m.yn_accuracy.value == 1.0
+    kinds = {gap.kind for gap in evaluation.gaps if gap.result is not None}
+    assert kinds >= {"twin", "view", "image+story vs story"}  # image-only rows are rare: test_gaps.py has them
+    assert all(gap.result.difference == gap.result.low == gap.result.high == 0 for gap in evaluation.gaps)
 
 
-def test_always_yes_is_exact_only_where_every_relation_is_possible(rows):
-    report = score("always-yes", rows, baseline_predictions("always-yes", rows))
-    fr = [r for r in rows if r["question_type"] == "FR"]
-    assert report.overall.fr_exact == sum(len(r["answer_set"]) == 9 for r in fr) / len(fr)
+def test_baselines_are_deterministic_below_the_checker_and_beside_chance(built):
+    first = evaluate(str(built), None, [], list(BASELINES), seed=1)
+    assert markdown(first) == markdown(evaluate(str(built), None, [], list(BASELINES), seed=1))
+    assert markdown(first) != markdown(evaluate(str(built), None, [], list(BASELINES), seed=2))
+    for group in first.groups:
+        for name in ("random", "always-yes", "majority"):
+            m = group.overall.systems[name]
+            assert m.unparseable == 0 and (m.fr_exact is None or m.fr_exact.value < 1.0)
+        majority, reference = group.overall.systems["majority"], group.overall.reference
+        assert majority.yn_accuracy.value <= reference.yn_majority + 1e-9
+        assert reference.yn_chance == 0.5 and 0 <= reference.fr_chance <= reference.fr_majority
 
 
-def write_lines(path: Path, records: list) -> Path:
-    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records))
-    return path
+def test_macro_f1_is_the_mean_over_the_nine_labels(built, rows):
+    config = "n4_m4_d144"
+    chosen = [r for r in rows if r["config"] == config and r["question_type"] == "FR"]
+    evaluation = evaluate(str(built), config, [], ["majority"])
+    named = {r["id"]: set(parse_answer(relation_words("N", r["view"], "label"), "FR").relations) for r in chosen}
+    labels = []
+    for code in DIRECTIONS:  # independent of the scorer: counts per label, as scikit-learn's macro average
+        tp = sum(code in named[r["id"]] and code in r["answer_set"] for r in chosen)
+        fp = sum(code in named[r["id"]] and code not in r["answer_set"] for r in chosen)
+        fn = sum(code not in named[r["id"]] and code in r["answer_set"] for r in chosen)
+        labels.append(2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 0.0)
+    majority = evaluation.groups[0].overall.systems["majority"]
+    consistent = [code for r in chosen for code in r["answer_set"]]
+    if max(DIRECTIONS, key=consistent.count) == "N":
+        assert majority.fr_f1_macro == pytest.approx(sum(labels) / 9)
+    assert 0 <= majority.fr_f1_macro <= majority.fr_f1_items
 
 
 def test_bad_predictions_files_are_named_errors(built, rows, tmp_path):
-    ids = {r["id"] for r in rows}
+    source = open_rows(built)
+    score_rows = read_score_rows(source, source.configs)
+    index = {r.id: k for k, r in enumerate(score_rows)}
     first = rows[0]["id"]
     cases = {
         "does not exist": tmp_path / "missing.jsonl",
-        "not an item of this build": write_lines(tmp_path / "unknown.jsonl", [{"id": "s9-nope", "prediction": "Yes"}]),
+        "not an item of this benchmark": write_lines(tmp_path / "unknown.jsonl", [{"id": "s9-nope", "prediction": "Yes"}]),
         "a second prediction": write_lines(tmp_path / "twice.jsonl", [{"id": first, "prediction": "north"}] * 2),
+        "sample 2": write_lines(tmp_path / "twice2.jsonl", [{"id": first, "prediction": "north", "sample": 2}] * 2),
         "not a JSON object": write_lines(tmp_path / "broken.jsonl", ['{"id": ']),
         "expected": write_lines(tmp_path / "fields.jsonl", [{"id": first, "answer": "north"}]),
         "is not text": write_lines(tmp_path / "number.jsonl", [{"id": first, "prediction": 3}]),
+        "sample must be": write_lines(tmp_path / "sample.jsonl", [{"id": first, "prediction": "Yes", "sample": -1}]),
     }
     for message, path in cases.items():
         with pytest.raises(RoomspaceError, match=message):
-            read_predictions(path, ids)
+            read_predictions(path, index, score_rows, set(index))
+    odd = write_lines(tmp_path / "u2028.jsonl", [{"id": first, "prediction": "north\u2028Answer: north"}])
+    assert read_predictions(odd, index, score_rows, set(index)).status[index[first], 0] == SCORED
 
 
-def test_score_command_table_json_and_plots(built, rows, tmp_path, capsys):
+def test_score_command_per_configuration_json_plots_and_repeats(built, rows, tmp_path, capsys):
     fr = next(r for r in rows if r["question_type"] == "FR" and r["config"] == "n3_m2_d81")
     yn = next(r for r in rows if r["question_type"] == "YN" and r["config"] == "n3_m2_d81")
     other = next(r for r in rows if r["config"] == "n4_m4_d144")
     predictions = write_lines(tmp_path / "model.jsonl", [
-        {"id": fr["id"], "prediction": f"Answer: {fr['answer']}"}, {"id": yn["id"], "prediction": "yes and no"},
+        {"id": fr["id"], "prediction": f"Answer: {fr['answer']}", "sample": 0},
+        {"id": fr["id"], "prediction": f"Answer: {fr['answer']}", "sample": 1},
+        {"id": fr["id"], "prediction": "Answer: nowhere", "sample": 2},
+        {"id": yn["id"], "prediction": "yes and no"},
+        {"id": yn["id"], "prediction": "Answer: Ye", "sample": 1, "truncated": True},
         {"id": other["id"], "prediction": "Yes"},  # another configuration: ignored with --config n3_m2_d81
     ])
     scores, plots = tmp_path / "scores.json", tmp_path / "plots"
     argv = ["score", str(built), "--predictions", str(predictions), "--baseline", "checker", "--config", "n3_m2_d81",
-            "--json", str(scores), "--plots", str(plots)]
+            "--json", str(scores), "--plots", str(plots), "--pool", "--quiet"]
     assert main(argv) == 0
     table = capsys.readouterr().out
     items = sum(r["config"] == "n3_m2_d81" for r in rows)
-    assert f"| model | {items} | {items - 2} | 1 |" in table
-    assert f"| checker | {items} | 0 | 0 | 100.0 | 100.0 |" in table
-    assert "## By hops" in table
+    assert "## pooled: n3_m2_d81" in table and "### Repeated answers" in table
+    # three rounds, 5 answers: the FR item's parse in rounds 0 and 1, not in 2; the YN item's does not
+    # parse in round 0 and is cut short in round 1. Counts are per round.
+    assert f"| model | {items} | {items - 5 / 3:.1f} | 0.7 | 0.3 |" in table
+    assert "| checker | %d | 0 | 0 | 0 | 100.0 [" % items in table
+    assert "### pooled: n3_m2_d81 by answer_set_size" in table and "chance (expected)" in table
     report = json.loads(scores.read_text())
-    assert report["configs"] == ["n3_m2_d81"]
-    assert report["systems"]["model"]["unparseable_examples"][0]["id"] == yn["id"]
-    assert set(report["systems"]["checker"]["by"]) == set(BREAKDOWNS)
+    assert report["configs"] == ["n3_m2_d81"] and report["rounds"] == {"model": 3, "checker": 1}
+    assert {example["id"] for example in report["unparseable"]["model"]} == {fr["id"], yn["id"]}
+    group = report["groups"][0]
+    assert group["overall"]["systems"]["model"]["fr_vote"] > 0 and set(group["by"]) == set(BREAKDOWNS)
     pngs = sorted(p.name for p in plots.glob("*.png"))
-    assert pngs == ["checker-accuracy-vs-m.png", "checker-accuracy-vs-n.png",
-                    "model-accuracy-vs-m.png", "model-accuracy-vs-n.png"]
+    assert "gaps.png" in pngs and any("answer_set_size" in name for name in pngs)
     first = {p.name: p.read_bytes() for p in plots.glob("*.png")}
     assert all(data.startswith(b"\x89PNG") for data in first.values())
     assert main(argv) == 0  # same scores, same bytes
     assert {p.name: p.read_bytes() for p in plots.glob("*.png")} == first
 
 
-def test_plots_have_one_point_per_value_of_n(rows):
-    report = score("checker", rows, baseline_predictions("checker", rows))
-    assert list(report.by["n"]) == [3, 4]
-    assert all(list(points) == [3, 4] for points in report.by_setting["n"].values())
+def test_a_simulated_model_shows_its_twin_gap(built, rows, tmp_path):
+    predictions = write_lines(tmp_path / "noisy.jsonl", simulated_predictions(rows, noise=0.1, twin_noise=0.6))
+    evaluation = evaluate(str(built), None, [predictions], [])
+    twin = [g for g in evaluation.gaps if g.kind == "twin"]
+    assert twin and all(g.result.difference > 0 for g in twin)
+    assert all(g.result.low <= g.result.difference + 1e-9 and g.result.difference <= g.result.high + 1e-9 for g in twin)
 
 
-def test_score_refuses_a_missing_build_and_an_unknown_configuration(built, tmp_path, capsys):
-    assert main(["score", str(tmp_path / "nothing"), "--baseline", "checker"]) == 1
-    assert "not a roomspace build" in capsys.readouterr().err
+def test_a_hub_snapshot_scores_like_the_built_folder(built, tmp_path):
+    snapshot = tmp_path / "snapshot"
+    shutil.copytree(built, snapshot, ignore=shutil.ignore_patterns(MANIFEST))
+    assert not (snapshot / MANIFEST).exists()
+    ours, theirs = (evaluate(str(place), None, [], ["majority", "random"]) for place in (built, snapshot))
+    assert markdown(ours).replace(str(built), "X") == markdown(theirs).replace(str(snapshot), "X")
+    assert open_rows(snapshot).default == open_rows(built).default == "n3_m2_d81"
+
+
+def test_a_hub_id_offline_is_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    assert main(["score", "someone/roomspace-100", "--baseline", "checker", "--quiet"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "cannot get the dataset someone/roomspace-100" in err
+
+
+def test_a_truncated_shard_and_an_unknown_configuration_are_refused(built, tmp_path, capsys):
+    damaged = tmp_path / "damaged"
+    shutil.copytree(built, damaged)
+    shard = next((damaged / "data" / "n4_m4_d144").glob("*.parquet"))
+    shard.write_bytes(shard.read_bytes()[:-100])
+    with pytest.raises(RoomspaceError, match="not a readable Parquet file"):
+        evaluate(str(damaged), "n4_m4_d144", [], ["checker"])
     with pytest.raises(RoomspaceError, match="has no configuration n5_m4_d144"):
-        evaluate(built, "n5_m4_d144", [], ["checker"])
+        evaluate(str(built), "n5_m4_d144", [], ["checker"])
     with pytest.raises(RoomspaceError, match="nothing to score"):
-        evaluate(built, None, [], [])
+        evaluate(str(built), None, [], [])
+    assert main(["score", str(tmp_path / "nothing"), "--baseline", "checker"]) == 1
+    assert "neither a folder nor a Hub dataset id" in capsys.readouterr().err

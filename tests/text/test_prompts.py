@@ -1,4 +1,4 @@
-"""Prompts: every item's story, question, options and answer format; guided definitions that match the checker."""
+"""Prompts: every item's story, question, options and answer format; self-contained definitions that match the checker."""
 
 import json
 import math
@@ -13,6 +13,7 @@ from pipeline.evaluate.prompts import make_prompt, make_prompts
 from pipeline.spatial.relations import distance, relation_words
 from pipeline.text.configs import Config
 from pipeline.text.items import room_items
+from pipeline.text.prompts import STYLES, row_prompt
 
 
 @pytest.fixture(scope="module")
@@ -25,28 +26,35 @@ def pick(rows, **wanted) -> dict:
     return next(r for r in rows if all(r[k] == v for k, v in wanted.items()))
 
 
-@pytest.mark.parametrize("style", ["plain", "guided"])
+@pytest.mark.parametrize("style", STYLES)
 def test_every_prompt_holds_story_question_options_and_format(rows, style):
-    prompts = make_prompts(rows, style)
+    prompts = list(make_prompts(rows, style))
     assert [p.id for p in prompts] == [r["id"] for r in rows]
     for prompt, row in zip(prompts, rows):
-        assert row["story"] in prompt.prompt and row["question"] in prompt.prompt
-        assert "Options: " + ", ".join(row["options"]) + "." in prompt.prompt
-        assert "Answer:" in prompt.prompt
-        assert prompt.messages == [{"role": "user", "content": prompt.prompt}]
+        assert row["story"] in prompt.text and row["question"] in prompt.text
+        assert "Options: " + ", ".join(row["options"]) + "." in prompt.text
+        assert "Answer:" in prompt.text
+        assert prompt.messages == [{"role": "user", "content": prompt.text}] and prompt.image is None
         assert json.loads(json.dumps(prompt.record()))["id"] == row["id"]
 
 
-def test_plain_prompts_carry_no_definitions_and_guided_ones_do(rows):
+def test_paper_prompts_carry_no_definitions_and_self_contained_ones_do(rows):
     row = pick(rows, setting="o2_d3_layout", view="top_down", d=9)
-    plain, guided = make_prompt(row, "plain").prompt, make_prompt(row, "guided").prompt
-    assert "grid" not in plain
-    assert "9 by 9 grid" in guided and guided.index("grid") < guided.index(row["story"])
+    paper, full = make_prompt(row, "paper").text, make_prompt(row).text
+    assert "grid" not in paper and paper.startswith(row["story"])
+    assert "9 by 9 grid" in full and full.index("grid") < full.index(row["story"])
+    assert '"same place" means the same cell' in full
+    assert full == row["prompt"] == row_prompt(row)  # the default is the row's own column
 
 
-def test_guided_definitions_follow_the_view(rows):
-    top = make_prompt(pick(rows, setting="o2_layout", view="top_down"), "guided").prompt
-    facing = make_prompt(pick(rows, setting="o2_layout", view="north_facing"), "guided").prompt
+def test_rcc8_prompts_define_outlines_not_the_grid(rows):
+    text = make_prompt(pick(rows, setting="rcc8", view="top_down")).text
+    assert "Outlines are closed" in text and "grid" not in text
+
+
+def test_definitions_follow_the_view(rows):
+    top = make_prompt(pick(rows, setting="o2_layout", view="top_down")).text
+    facing = make_prompt(pick(rows, setting="o2_layout", view="north_facing")).text
     assert "- north-west: A is in a column further west than B and a row further north." in top
     assert "- front-left: A is in a column further left than B and a row farther from the door." in facing
     assert '"in front of" means farther from the door' in facing
@@ -54,23 +62,23 @@ def test_guided_definitions_follow_the_view(rows):
     assert "north-west corner: the west band of columns and the north band of rows" in top
 
 
-def test_guided_definitions_only_for_the_kinds_of_fact_in_the_story(rows):
-    def guided(setting):
-        return make_prompt(pick(rows, setting=setting, view="top_down", d=12), "guided").prompt
+def test_definitions_only_for_the_kinds_of_fact_in_the_story(rows):
+    def defined(setting):
+        return make_prompt(pick(rows, setting=setting, view="top_down", d=12)).text
 
-    assert "against a wall when its cell is on the outer edge" in guided("tpp")
-    assert "outer edge" not in guided("layout")
-    assert "bands of 4 cells" in guided("layout")
-    assert "bands of" not in guided("o2")
-    assert "- close: at most 6 cells." in guided("o2_d2")
-    assert "medium distance: more than 5.66 and at most 11.32 cells." in guided("o2_d3")
-    assert "Distances are" not in guided("o2")
+    assert "against a wall when its cell is on the outer edge" in defined("tpp")
+    assert "outer edge" not in defined("layout")
+    assert "bands of 4 cells" in defined("layout")
+    assert "bands of" not in defined("o2")
+    assert "- close: at most 6 cells." in defined("o2_d2")
+    assert "medium distance: more than 5.66 and at most 11.32 cells." in defined("o2_d3")
+    assert "Distances are" not in defined("o2")
 
 
 @pytest.mark.parametrize("d, scale", [(9, "D2"), (9, "D3"), (12, "D2"), (12, "D3")])
 def test_printed_distance_bounds_classify_every_cell_distance_as_the_checker_does(rows, d, scale):
     row = pick(rows, setting="o2_d3" if scale == "D3" else "o2_d2", view="top_down", d=d)
-    text = make_prompt(row, "guided").prompt
+    text = make_prompt(row).text
     bounds = {}
     for code in {"D2": ("D2C", "D2F"), "D3": ("D3C", "D3M", "D3F")}[scale]:
         label = relation_words(code, "top_down", "label")

@@ -1,0 +1,173 @@
+"""The `score` command's report: per configuration, every system beside chance and majority, its
+breakdowns, then the paired gaps; as Markdown and as JSON."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from pipeline.evaluate.gaps import Gap, paired_gaps
+from pipeline.evaluate.rows import open_rows
+from pipeline.evaluate.score import (BREAKDOWNS, Metrics, Reference, Scorer, breakdown, groups, load_systems,
+                                     read_score_rows)
+from pipeline.evaluate.stats import Rate
+from pipeline.files import write_json
+from pipeline.text.prompts import IMAGE_ONLY_SETTING, RCC8_SETTING
+
+CURVES = ("n", "m", "hops", "answer_set_size")  # plotted against, per setting
+
+
+@dataclass(frozen=True)
+class Slice:
+    """One set of items: every system's metrics on it and what chance and majority get there."""
+
+    reference: Reference
+    systems: dict[str, Metrics]
+
+
+@dataclass(frozen=True)
+class GroupReport:
+    name: str  # a configuration, or "pooled: ..."
+    items: int
+    overall: Slice
+    by: dict[str, dict]  # breakdown -> value -> Slice
+    curves: dict[str, dict[str, dict]]  # axis -> setting -> value -> Slice
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    location: str
+    configs: tuple[str, ...]
+    seed: int
+    rounds: dict[str, int]  # system -> answers per item
+    groups: list[GroupReport]
+    gaps: list[Gap]
+    unparseable: dict[str, list[dict]]  # system -> the first unparseable answers
+
+
+def evaluate(location: str, configs: str | None, prediction_files: list[Path], baselines: list[str], seed: int = 0,
+             pool: bool = False, progress: bool = False) -> Evaluation:
+    rows = open_rows(location)
+    chosen = rows.choose(configs)
+    score_rows = read_score_rows(rows, chosen, progress)
+    systems = load_systems(rows, score_rows, prediction_files, baselines, seed)
+    scorer = Scorer(score_rows)
+
+    def sliced(items) -> Slice:
+        return Slice(scorer.reference(items), {name: scorer.metrics(outcomes, items) for name, outcomes in systems.items()})
+
+    reports = []
+    for group in groups(score_rows, chosen, pool):
+        by = {key: {value: sliced(items) for value, items in breakdown(score_rows, group.items, key).items()}
+              for key in BREAKDOWNS}
+        curves = {}
+        for axis in CURVES:
+            curves[axis] = {}
+            for setting, items in breakdown(score_rows, group.items, "setting").items():
+                if setting not in (RCC8_SETTING, IMAGE_ONLY_SETTING):
+                    curves[axis][setting] = {v: sliced(i) for v, i in breakdown(score_rows, items, axis).items()}
+        reports.append(GroupReport(group.name, int(group.items.size), sliced(group.items), by, curves))
+    return Evaluation(str(location), chosen, seed, {name: o.rounds for name, o in systems.items()}, reports,
+                      paired_gaps(score_rows, chosen, systems, seed),
+                      {name: o.examples for name, o in systems.items() if o.examples})
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+def _rate(value: Rate | None) -> str:
+    if value is None:
+        return "-"
+    sd = f" ± {100 * value.round_sd:.1f} sd" if value.round_sd is not None else ""
+    return f"{100 * value.value:.1f} [{100 * value.low:.1f}, {100 * value.high:.1f}]{sd}"
+
+
+def _count(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
+
+
+def _table(header: list[str], lines: list[list[str]]) -> str:
+    return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+                     + ["| " + " | ".join(line) + " |" for line in lines])
+
+
+def _overall(part: Slice) -> str:
+    header = ["system", "items", "no answer", "unparseable", "truncated", "YN acc [95% CI]", "FR exact [95% CI]",
+              "FR F1 (items)", "FR F1 (macro, 9 labels)", "FR Jaccard", "FR single", "single consistent"]
+    lines = [[name, str(m.items), _count(m.no_answer), _count(m.unparseable), _count(m.truncated),
+              _rate(m.yn_accuracy), _rate(m.fr_exact), _percent(m.fr_f1_items), _percent(m.fr_f1_macro),
+              _percent(m.fr_jaccard), _count(m.fr_single), _percent(m.fr_single_consistent)]
+             for name, m in part.systems.items()]
+    ref = part.reference
+    lines.append(["chance (expected)", "", "", "", "", _percent(ref.yn_chance), _percent(ref.fr_chance), "", "", "", "", ""])
+    lines.append(["majority (best constant)", "", "", "", "", _percent(ref.yn_majority), _percent(ref.fr_majority),
+                  "", "", "", "", ""])
+    return _table(header, lines)
+
+
+def _above(value: Rate | None, majority: float | None) -> str:
+    return "-" if value is None or majority is None else f"{100 * (value.value - majority):+.1f}"
+
+
+def _breakdown(key: str, values: dict) -> str:
+    header = ["system", key, "YN acc [95% CI]", "YN chance", "YN majority", "YN above majority",
+              "FR exact [95% CI]", "FR chance", "FR majority", "FR above majority"]
+    lines = []
+    for value, part in values.items():
+        ref = part.reference
+        for name, m in part.systems.items():
+            lines.append([name, str(value), _rate(m.yn_accuracy), _percent(ref.yn_chance), _percent(ref.yn_majority),
+                          _above(m.yn_accuracy, ref.yn_majority), _rate(m.fr_exact), _percent(ref.fr_chance),
+                          _percent(ref.fr_majority), _above(m.fr_exact, ref.fr_majority)])
+    return _table(header, lines)
+
+
+def _rounds(evaluation: Evaluation, part: Slice) -> str | None:
+    several = {name: r for name, r in evaluation.rounds.items() if r > 1}
+    if not several:
+        return None
+    lines = [[name, str(several[name]), _rate(m.yn_accuracy), _rate(m.fr_exact), _percent(m.yn_vote),
+              _percent(m.fr_vote)] for name, m in part.systems.items() if name in several]
+    return _table(["system", "rounds", "YN acc, mean [95% CI] ± sd over rounds", "FR exact, mean ± sd",
+                   "YN majority vote", "FR majority vote"], lines)
+
+
+def _gaps(gaps: list[Gap]) -> str:
+    lines = [[g.kind, g.configs, g.system, g.measure, f"{g.first} - {g.second}", str(g.result.pairs), str(g.result.rooms),
+              _percent(g.result.first), _percent(g.result.second),
+              f"{100 * g.result.difference:+.1f} [{100 * g.result.low:+.1f}, {100 * g.result.high:+.1f}]"]
+             for g in gaps if g.result is not None]
+    return _table(["gap", "configurations", "system", "measure", "difference", "pairs", "rooms", "first", "second",
+                   "difference [95% CI]"], lines)
+
+
+def markdown(evaluation: Evaluation) -> str:
+    """Per configuration: the overall table, repeats, every breakdown; then the paired gaps. Rates in %."""
+    parts = [f"# Scores on {evaluation.location} (rates in %, 95% intervals in brackets)"]
+    for group in evaluation.groups:
+        parts.append(f"## {group.name} ({group.items} items)")
+        parts.append(_overall(group.overall))
+        rounds = _rounds(evaluation, group.overall)
+        if rounds:
+            parts += ["### Repeated answers", rounds]
+        for key, values in group.by.items():
+            parts += [f"### {group.name} by {key}", _breakdown(key, values)]
+    gaps = [g for g in evaluation.gaps if g.result is not None]
+    if gaps:
+        parts += [f"## Paired gaps (95% paired bootstrap over rooms, seed {evaluation.seed})", _gaps(gaps)]
+    return "\n\n".join(parts) + "\n"
+
+
+def _json(value):
+    if isinstance(value, dict):
+        return {str(k): _json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json(v) for v in value]
+    if hasattr(value, "__dataclass_fields__"):
+        return _json(asdict(value))
+    return value
+
+
+def write_report(path: Path, evaluation: Evaluation) -> None:
+    write_json(path, _json(asdict(evaluation)))

@@ -1,0 +1,139 @@
+"""The prompt of a row: story, question, options and how to answer (templates: data/prompts.json).
+
+Style "self-contained" (the default, and what every row carries in its `prompt` column) states
+everything the answer depends on: for a story, the grid, what "the same place" means, the view's
+words and the definitions of each kind of fact the story uses (regions, wall contact, distance
+thresholds), all generated from relations.json so that they cannot drift from the checker; for
+an rcc8 row, what touching and inside mean for outlines; for an image-only row, that directions
+compare the objects' centres. Style "paper" is the story-only prompt of the published RoomSpace
+evaluation. Both are pure functions of a row's fields, so a harness that reads only the dataset
+rebuilds the same text (tests/evaluate/test_prompts.py checks it byte for byte).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+
+from pipeline.data import data_json
+from pipeline.errors import RoomspaceError
+from pipeline.spatial.relations import (DIRECTIONS, REGIONS, WALL_CONTACT, direction_signs, distance_scale, kind,
+                                        region_bands, relation_words)
+
+STYLES = ("self-contained", "paper")
+DEFAULT_STYLE = "self-contained"
+RCC8_SETTING = "rcc8"  # footprints in metres, YN questions about RCC-8 relations: an addition to RoomSpace
+IMAGE_ONLY_SETTING = "none"  # the fact set of a vision row without a story
+
+
+def _templates() -> dict:
+    return data_json("prompts.json")
+
+
+def row_kind(setting: str, modality: str | None) -> str:
+    """story, rcc8, image or image+story: which task and definitions a row's prompt needs."""
+    if setting == IMAGE_ONLY_SETTING:
+        return "image"
+    if setting == RCC8_SETTING:
+        return "rcc8"
+    return "image+story" if modality == "image+story" else "story"
+
+
+def _sign_lines(view: str, axes: dict, template: str, parts) -> str:
+    """One line per code: its label and how its (column, row) parts read in `axes`."""
+    lines = []
+    for code, (column, row) in parts:
+        lines.append(template.format(label=relation_words(code, view, "label"), column=axes["column"][str(column)],
+                                     row=axes["row"][str(row)]))
+    return "\n".join(lines)
+
+
+def direction_definitions(view: str) -> str:
+    defs = _templates()["definitions"]
+    lines = _sign_lines(view, _templates()["axes"][view], defs["direction_line"],
+                        ((code, direction_signs(code)) for code in DIRECTIONS))
+    return defs["directions"].format(lines=lines)
+
+
+def centre_definitions(view: str) -> str:
+    defs = _templates()["definitions"]
+    lines = _sign_lines(view, _templates()["centre_axes"][view], defs["centre_line"],
+                        ((code, direction_signs(code)) for code in DIRECTIONS))
+    return defs["centres"].format(lines=lines)
+
+
+def region_definitions(view: str, d: int) -> str:
+    defs, axes = _templates()["definitions"], _templates()["axes"][view]
+    lines = [defs["region_line"].format(label=relation_words(code, view, "label"),
+                                        column=axes["column_band"][region_bands(code)[0]],
+                                        row=axes["row_band"][region_bands(code)[1]]) for code in REGIONS]
+    return defs["regions"].format(band=d // 3, lines="\n".join(lines))
+
+
+def wall_definition(view: str) -> str:
+    tpp, ntpp = (relation_words(code, view, "phrase") for code in WALL_CONTACT)
+    return _templates()["definitions"]["wall"].format(tpp=tpp, ntpp=ntpp)
+
+
+def distance_definitions(scale: str, view: str, d: int) -> str:
+    """The bounds of a scale in cells, from relations.json's `within` (dist^2 <= p/q d^2)."""
+    defs = _templates()["definitions"]
+    codes = [e for e in data_json("relations.json")["codes"] if e["kind"] == "distance" and e["scale"] == scale]
+    lines, lower = [], None
+    for entry in codes:
+        label = relation_words(entry["code"], view, "label")
+        upper = None if entry["within"] is None else _bound(d * math.sqrt(entry["within"][0] / entry["within"][1]))
+        template = "distance_first" if lower is None else "distance_last" if upper is None else "distance_middle"
+        lines.append(defs[template].format(label=label, lower=lower, upper=upper))
+        lower = upper
+    return defs["distance"].format(lines="\n".join(lines))
+
+
+def _bound(value: float) -> str:
+    """A threshold rounded up to 0.01: cell-centre distances are square roots of integers <= 2 * 12^2,
+    at least 0.02 apart, so none falls between the exact threshold and the printed one."""
+    return f"{math.ceil(value * 100 - 1e-9) / 100:g}"
+
+
+@lru_cache(maxsize=1024)  # asked for every row of a build; a few hundred distinct texts
+def definitions(row_kind_: str, view: str, d: int, relations: frozenset[str]) -> str:
+    """What the answer depends on, for a row of this kind whose story states these relation codes."""
+    defs, axes = _templates()["definitions"], _templates()["axes"][view]
+    if row_kind_ == "rcc8":
+        return defs["rcc8"]
+    if row_kind_ == "image":
+        return "\n\n".join([defs["view"][view], centre_definitions(view)])
+    codes = relations
+    kinds = {kind(code) for code in codes}
+    parts = [defs["grid"].format(d=d, columns=axes["columns"], rows=axes["rows"],
+                                 same=relation_words("O", view, "label")),
+             defs["view"][view], direction_definitions(view)]
+    if "region" in kinds:
+        parts.append(region_definitions(view, d))
+    if "wall" in kinds:
+        parts.append(wall_definition(view))
+    for scale in sorted({distance_scale(code) for code in codes if kind(code) == "distance"}):
+        parts.append(distance_definitions(scale, view, d))
+    return "\n\n".join(parts)
+
+
+def prompt_text(style: str, *, story: str, question: str, options: Iterable[str], question_type: str, setting: str,
+                view: str, d: int, relations: Iterable[str], modality: str | None = None) -> str:
+    """The prompt of one row in `style`; `relations` are the codes of the facts its story states."""
+    templates = _templates()
+    if style not in templates["styles"]:
+        raise RoomspaceError(f"unknown prompt style {style!r}; expected one of {', '.join(STYLES)}")
+    kind_ = row_kind(setting, modality)
+    fields = {"story": story, "question": question, "options": ", ".join(options),
+              "instructions": templates["instructions"][question_type], "task": templates["task"][kind_]}
+    if "{definitions}" in templates["styles"][style]:
+        fields["definitions"] = definitions(kind_, view, d, frozenset(relations))
+    return "\n\n".join(section.format(**fields) for section in templates["styles"][style])
+
+
+def row_prompt(row: Mapping, style: str = DEFAULT_STYLE) -> str:
+    """The prompt of a dataset row (a dict as read from Parquet)."""
+    return prompt_text(style, story=row["story"], question=row["question"], options=row["options"],
+                       question_type=row["question_type"], setting=row["setting"], view=row["view"], d=row["d"],
+                       relations=(fact["relation"] for fact in row["facts"]), modality=row.get("modality"))

@@ -1,0 +1,62 @@
+"""Paired gaps on hand-made items: pairing by (room, setting, view, question type), the four kinds, intervals."""
+
+import numpy as np
+import pytest
+
+from pipeline.evaluate.gaps import paired_gaps
+from pipeline.evaluate.score import Outcomes, ScoreRow
+from pipeline.evaluate.stats import paired_gap, wilson
+
+
+def item(config, room, setting, view, question_type="YN", modality=None) -> ScoreRow:
+    return ScoreRow(f"{room}-{config}-{setting}-{view}-{question_type}", room, config, setting, view, question_type,
+                    "Yes", ("N",), "N", ("Yes", "No"), 5, 4, 12, 4, 1, modality)
+
+
+def outcomes(correct: list[bool]) -> Outcomes:
+    result = Outcomes.empty(len(correct))
+    result.correct[:, 0] = correct
+    return result
+
+
+ROOMS = [f"s0-{k:06d}" for k in range(4)]
+
+
+def test_every_kind_pairs_the_same_items_and_measures_the_difference():
+    rows, correct = [], []
+
+    def add(row, right):
+        rows.append(row)
+        correct.append(right)
+
+    for room in ROOMS:
+        for view in ("top_down", "north_facing"):
+            for setting in ("o2", "layout"):
+                add(item("X", room, setting, view), view == "top_down")  # top-down right, door view wrong
+                add(item("twin_X", room, setting, view), False)  # every twin wrong
+                add(item("vision_X", room, setting, view, modality="image+story"), True)
+            add(item("vision_X", room, "none", view, modality="image"), True)
+    found = {gap.kind: gap for gap in paired_gaps(rows, ["X", "vision_X", "twin_X"], {"m": outcomes(correct)}, 0)
+             if gap.configs in ("X / twin_X", "X", "vision_X / X")}
+    assert found["twin"].result.pairs == 16 and found["twin"].result.difference == pytest.approx(0.5)
+    assert found["view"].result.pairs == 8 and found["view"].result.difference == pytest.approx(1.0)
+    assert found["image+story vs story"].result.difference == pytest.approx(0.5)
+    image = found["image vs story"].result
+    assert image.pairs == 8 and image.first == 1.0 and image.second == pytest.approx(0.5)  # story side: mean of settings
+    assert all(g.result.rooms == 4 for g in found.values())
+
+
+def test_bootstrap_intervals_are_seeded_and_contain_the_difference():
+    rng = np.random.default_rng(3)
+    first, second = rng.random(200) < 0.7, rng.random(200) < 0.5
+    rooms = np.repeat(np.arange(20), 10)
+    one = paired_gap(first.astype(float), second.astype(float), rooms, seed=5)
+    assert one == paired_gap(first.astype(float), second.astype(float), rooms, seed=5)
+    assert one.low < one.difference < one.high and one.rooms == 20 and one.pairs == 200
+
+
+def test_wilson_stays_inside_zero_and_one():
+    assert wilson(0, 10)[0] == 0 and 0 < wilson(0, 10)[1] < 0.35
+    assert wilson(10, 10)[1] == 1 and 0.65 < wilson(10, 10)[0] < 1
+    low, high = wilson(50, 100)
+    assert low == pytest.approx(1 - high) and 0.39 < low < 0.41
