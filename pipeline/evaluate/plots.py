@@ -57,12 +57,12 @@ def curve_plot(group: GroupReport, axis: str, metric: str, majority: str, label:
             kept = [(x, r) for x, r in zip(xs, rates) if r is not None]
             if not kept:
                 continue
-            panel.plot([x for x, _ in kept], [100 * r.value for _, r in kept], marker="o", label=system)
+            (line,) = panel.plot([x for x, _ in kept], [100 * r.value for _, r in kept], marker="o", label=system)
             panel.fill_between([x for x, _ in kept], [100 * r.low for _, r in kept], [100 * r.high for _, r in kept],
-                               alpha=0.2)
+                               color=line.get_color(), alpha=0.15, linewidth=0)
         levels = [(x, getattr(values[x].reference, majority)) for x in xs]
         panel.plot([x for x, v in levels if v is not None], [100 * v for _, v in levels if v is not None],
-                   linestyle=":", color="grey", label="majority")
+                   linestyle=":", color="grey", label="best constant answer")
         panel.set_title(setting, fontsize=9)
         panel.set_xticks(xs)
         panel.set_ylim(-2, 102)
@@ -80,22 +80,32 @@ def curve_plot(group: GroupReport, axis: str, metric: str, majority: str, label:
 
 
 def gaps_plot(evaluation: Evaluation, path: Path) -> Path | None:
+    """One panel per comparison and measure; in each, every system's difference with its interval."""
     gaps = [g for g in evaluation.gaps if g.result is not None]
     if not gaps:
         return None
     plt = _pyplot()
-    figure, panel = plt.subplots(figsize=(8, 0.35 * len(gaps) + 1.2))
-    ys = range(len(gaps))
-    values = [100 * g.result.difference for g in gaps]
-    errors = [[100 * (g.result.difference - g.result.low) for g in gaps],
-              [100 * (g.result.high - g.result.difference) for g in gaps]]
-    panel.errorbar(values, list(ys), xerr=errors, fmt="o", capsize=3)
-    panel.axvline(0, color="grey", linewidth=0.8)
-    panel.set_yticks(list(ys))
-    panel.set_yticklabels([f"{g.system}: {g.kind}, {g.measure} ({g.configs})" for g in gaps], fontsize=7)
-    panel.invert_yaxis()
-    panel.set_xlabel("first - second condition (percentage points, 95% paired bootstrap interval)")
-    panel.grid(alpha=0.3, axis="x")
+    comparisons = list(dict.fromkeys((g.kind, g.configs) for g in gaps))
+    measures = list(dict.fromkeys(g.measure for g in gaps))
+    systems = list(dict.fromkeys(g.system for g in gaps))
+    figure, panels = plt.subplots(len(comparisons), len(measures), figsize=(4.5 * len(measures), 1.9 * len(comparisons)),
+                                  squeeze=False, sharex=True)
+    for row, (kind, configs) in enumerate(comparisons):
+        for column, measure in enumerate(measures):
+            panel = panels[row, column]
+            found = {g.system: g for g in gaps if (g.kind, g.configs, g.measure) == (kind, configs, measure)}
+            for x, system in enumerate(systems):
+                if system in found:
+                    r = found[system].result
+                    panel.errorbar([x], [100 * r.difference], yerr=[[100 * (r.difference - r.low)],
+                                                                   [100 * (r.high - r.difference)]], fmt="o", capsize=3)
+            panel.axhline(0, color="grey", linewidth=0.8)
+            panel.set_title(f"{kind}: {measure}\n{configs}", fontsize=8)
+            panel.grid(alpha=0.3, axis="y")
+            panel.set_xticks(range(len(systems)))
+            panel.set_xticklabels(systems, fontsize=7, rotation=30, ha="right")
+        panels[row, 0].set_ylabel("first - second (pp)", fontsize=8)
+    figure.suptitle("Paired gaps, 95% bootstrap intervals over rooms", fontsize=10)
     figure.tight_layout()
     return _save(figure, path)
 

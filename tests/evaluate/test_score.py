@@ -255,7 +255,7 @@ def test_score_command_per_configuration_json_plots_and_repeats(built, rows, tmp
 
 
 def test_a_simulated_model_shows_its_twin_gap(built, rows, tmp_path):
-    predictions = write_lines(tmp_path / "noisy.jsonl", simulated_predictions(rows, noise=0.1, twin_noise=0.6))
+    predictions = write_lines(tmp_path / "noisy.jsonl", simulated_predictions(rows, {"story": 0.1, "twin": 0.6}))
     evaluation = evaluate(str(built), None, [predictions], [])
     twin = [g for g in evaluation.gaps if g.kind == "twin"]
     assert twin and all(g.result.difference > 0 for g in twin)
