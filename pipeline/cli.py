@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
 
-from pipeline.errors import RoomspaceError
+from pipeline.errors import RoomspaceError, Terminated
 
 
 def positive_int(text: str) -> int:
@@ -287,16 +288,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _terminated(signum, frame) -> None:
+    raise Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         args.run(args)
     except (RoomspaceError, OSError) as error:
         print(f"roomspace {args.command}: error: {error}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print(f"roomspace {args.command}: interrupted; re-run the same command to finish", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as stop:  # SIGINT, or SIGTERM as Terminated
+        name = "SIGTERM" if isinstance(stop, Terminated) else "SIGINT"
+        kept = getattr(stop, "kept", "what was finished is kept")
+        print(f"roomspace {args.command}: stopped by {name}; {kept}; re-run the same command to resume",
+              file=sys.stderr)
+        return 143 if isinstance(stop, Terminated) else 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     return 0
 
 

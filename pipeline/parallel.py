@@ -2,21 +2,34 @@
 
 Every stage's work is a pure function of its task, and results are consumed in task order, so
 the bytes a stage writes do not depend on how many workers computed them or where. At most
-`WINDOW` tasks per worker are in flight, which bounds memory whatever the number of tasks.
+`WINDOW` tasks per worker are in flight and tasks are drawn from their iterable only as slots
+free up, which bounds memory whatever the number of tasks.
+
+No worker outlives the command: an interrupted or stopped run (SIGINT, SIGTERM, an error)
+terminates its local workers and releases its Dask tasks, and local workers are also told by
+the kernel to stop when the main process dies without a word (SIGKILL).
 """
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
+import signal
+import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 
 from pipeline.errors import RoomspaceError
 
 WINDOW = 4  # tasks in flight per worker: enough to keep workers busy while results are consumed in order
 RERUN = "re-run the same command to resume"
+DASK_CONNECT_SECONDS = 20  # to reach the scheduler
+DASK_WORKERS_SECONDS = 60  # for a first worker to join, and how long a run may have none before it gives up
+DASK_POLL_SECONDS = 5  # how often a wait for a result checks that workers are still there
+PR_SET_PDEATHSIG = 1  # prctl option (linux/prctl.h)
 
 
 def _windowed(submit: Callable, tasks: Iterable, width: int) -> Iterator:
@@ -40,24 +53,59 @@ def ordered_map(job: Callable, tasks: Iterable, workers: int = 1, scheduler: str
         yield from _process_map(job, tasks, workers)
 
 
+def _worker_setup() -> None:
+    """Worker initializer. The main process alone answers SIGINT and SIGTERM (it stops the workers
+    and says what was kept), so a worker ignores SIGINT (a terminal sends it to the whole group) and
+    dies at once on SIGTERM; on Linux the kernel also sends it SIGTERM when its parent dies."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 def _process_map(job: Callable, tasks: Iterable, workers: int) -> Iterator:
     # fork: workers inherit the imported packages (ProcTHOR's databases take seconds to load)
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        try:
-            for future in _windowed(lambda task: pool.submit(job, task), tasks, WINDOW * workers):
-                yield future.result()
-        except BrokenProcessPool:
-            raise RoomspaceError(f"a worker process died (killed, or out of memory?); {RERUN}") from None
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=_worker_setup)
+    try:
+        for future in _windowed(lambda task: pool.submit(job, task), tasks, WINDOW * workers):
+            yield future.result()
+    except BrokenProcessPool:
+        raise RoomspaceError(f"a worker process died (killed, or out of memory?); {RERUN}") from None
+    finally:
+        # Python 3.11's executor cannot stop a running worker; a stopped run must not leave any behind.
+        for process in list((pool._processes or {}).values()):
+            process.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _dask_map(job: Callable, tasks: Iterable, scheduler: str) -> Iterator:
     from distributed import Client
 
     try:
-        client = Client(scheduler, timeout="20s", set_as_default=False)
-    except (OSError, TimeoutError) as error:
-        raise RoomspaceError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
+        client = Client(scheduler, timeout=f"{DASK_CONNECT_SECONDS}s", set_as_default=False)
+    except Exception as error:  # a bad address is a ValueError, an unreachable one an OSError or a timeout
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise RoomspaceError(f"cannot reach the Dask scheduler at {scheduler} ({reason}); check the address "
+                             "(tcp://HOST:8786) and that `dask scheduler` runs there") from None
     with client:
+        try:
+            client.wait_for_workers(1, timeout=DASK_WORKERS_SECONDS)
+        except (TimeoutError, FutureTimeout):
+            raise RoomspaceError(f"no Dask worker joined the scheduler at {scheduler} within "
+                                 f"{DASK_WORKERS_SECONDS} s; start some with `dask worker {scheduler}`") from None
         width = WINDOW * max(1, sum(client.nthreads().values()))
         for future in _windowed(lambda task: client.submit(job, task, pure=False), tasks, width):
-            yield future.result()
+            yield _dask_result(client, future, scheduler)
+
+
+def _dask_result(client, future, scheduler: str):
+    """The future's result; a cluster left without workers for DASK_WORKERS_SECONDS is an error, not a hang."""
+    without_workers = 0.0
+    while True:
+        try:
+            return future.result(timeout=DASK_POLL_SECONDS)
+        except (TimeoutError, FutureTimeout):
+            without_workers = 0.0 if client.nthreads() else without_workers + DASK_POLL_SECONDS
+            if without_workers >= DASK_WORKERS_SECONDS:
+                raise RoomspaceError(f"every Dask worker of {scheduler} is gone and none came back within "
+                                     f"{DASK_WORKERS_SECONDS} s; restart them, then {RERUN}") from None

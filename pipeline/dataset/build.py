@@ -8,6 +8,7 @@ collected in room order, so the bytes do not depend on the number of workers.
 
 from __future__ import annotations
 
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,8 @@ from pipeline.dataset.manifest import MANIFEST, read_manifest, shard_files, shar
 from pipeline.dataset.rows import arrow_schema, check_row, read_rows, to_row, write_parquet
 from pipeline.dataset.vision import vision_config_name, vision_rows
 from pipeline.errors import RoomspaceError
-from pipeline.files import file_sha256, write_atomic
+from pipeline.files import (check_folder_path, file_sha256, folder_lock, remove_stale_temporaries, writable_folder,
+                            write_atomic)
 from pipeline.parallel import ordered_map
 from pipeline.render.job import offline_images
 from pipeline.scene.scene_file import load_house, scene_path
@@ -31,6 +33,7 @@ from pipeline.text.items import room_items
 from pipeline.text.twins import twin_config_name, twin_items
 
 SHARD_ROOMS = 100  # rooms per shard: the unit of atomic output and of resumption
+MAX_ROOMS = 10 ** 8  # a sane bound: far beyond any sweep, and refused before anything is made
 EXAMPLES = (("o2_d2_layout", "top_down", "FR"), ("o2", "north_facing", "YN"), ("tpp", "north_facing", "FR"),
             ("rcc8", "top_down", "YN"))
 
@@ -57,9 +60,13 @@ class BuildPlan:
                 + [twin_config_name(c.name) for c in self.twins])
 
     @property
-    def shards(self) -> list[range]:
-        size = self.shard_rooms
-        return [range(first, min(first + size, self.rooms)) for first in range(0, self.rooms, size)]
+    def shard_count(self) -> int:
+        return -(-self.rooms // self.shard_rooms)
+
+    def shard(self, shard: int) -> range:
+        """The rooms of one shard: `shard_rooms` consecutive rooms, the last shard perhaps fewer."""
+        first = shard * self.shard_rooms
+        return range(first, min(first + self.shard_rooms, self.rooms))
 
 
 @dataclass
@@ -109,19 +116,25 @@ class BuildReport:
 
 
 def check_folder(out: Path, plan: BuildPlan) -> dict:
-    """The folder's manifest, new or resumed; another build or foreign files there are an error."""
+    """The folder's manifest, resumed, or a new one written now, before any shard, so that a run
+    killed at any moment can be resumed; another build or foreign files there are an error.
+    Called under the folder's lock, after its temporary files are removed."""
     if (out / MANIFEST).exists():
         manifest = read_manifest(out, complete=False)
         identity = manifest["identity"]
         if identity != plan.identity():
             raise RoomspaceError(f"{out} holds a different build ({identity}); choose another --out or remove it")
         return manifest
-    if out.exists() and any(out.iterdir()):
-        raise RoomspaceError(f"{out} is not empty and holds no roomspace build; choose another --out")
-    return {"identity": plan.identity(), "complete": False, "shards": {}}
+    foreign = sorted(p.name for p in out.iterdir())
+    if foreign:
+        raise RoomspaceError(f"{out} is not empty and holds no roomspace build (it has {', '.join(foreign[:3])}); "
+                             "choose another --out")
+    manifest = {"identity": plan.identity(), "complete": False, "shards": {}}
+    write_manifest(out, manifest)
+    return manifest
 
 
-def shard_done(out: Path, manifest: dict, plan: BuildPlan, shard: int) -> bool:
+def shard_done(out: Path, manifest: dict, shard: int) -> bool:
     entries = manifest["shards"].get(str(shard))
     if entries is None:
         return False
@@ -132,33 +145,93 @@ def shard_done(out: Path, manifest: dict, plan: BuildPlan, shard: int) -> bool:
 def build(plan: BuildPlan, scenes_dir: Path, out: Path, workers: int = 1, progress: bool = True,
           scheduler: str | None = None) -> BuildReport:
     """Build (or finish building) `plan` into `out`, with `workers` local processes or on the Dask
-    scheduler at `scheduler`; the bytes written are the same either way."""
+    scheduler at `scheduler`; the bytes written are the same either way. Interrupted (SIGINT,
+    SIGTERM), the exception says on its way out what was kept."""
     started = time.perf_counter()
-    manifest = check_folder(out, plan)
-    out.mkdir(parents=True, exist_ok=True)
-    for stale in out.rglob(".*.tmp"):  # left by a killed run; never listed in the manifest
-        stale.unlink()
-    report = BuildReport(out)
-    shards = plan.shards
-    todo = [s for s in range(len(shards)) if not shard_done(out, manifest, plan, s)]
-    tasks = [(plan.seed, k, scenes_dir, plan.configs, plan.vision, plan.twins) for s in todo for k in shards[s]]
-    pending: dict[int, list[RoomResult]] = {s: [] for s in todo}
-    shard_of = {k: s for s in todo for k in shards[s]}
-    with tqdm(total=plan.rooms, initial=plan.rooms - len(tasks), unit="room", desc=plan.name,
-              disable=not progress, smoothing=0.1) as bar:
-        for result in ordered_map(_room_job, tasks, workers, scheduler):
-            shard = shard_of[result.index]
-            pending[shard].append(result)
-            report.rooms_built += 1
-            report.scene_seconds += result.scene_seconds
-            report.item_seconds += result.item_seconds
-            bar.update()
-            if len(pending[shard]) == len(shards[shard]):
-                manifest["shards"][str(shard)] = write_shard(out, plan, shard, pending.pop(shard))
-                write_manifest(out, manifest)
-    finish(out, plan, manifest, report)
+    if plan.rooms > MAX_ROOMS:
+        raise RoomspaceError(f"--rooms {plan.rooms} is more than {MAX_ROOMS} rooms; build in parts of at most that")
+    check_folder_path(out, "output folder")
+    check_folder_path(scenes_dir, "scene folder")
+    if (out / MANIFEST).exists() and _finished(out, plan):
+        return _report(out, plan, read_manifest(out), started)  # nothing to do: nothing is written
+    created = not out.exists()
+    writable_folder(out)
+    with folder_lock(out):
+        try:
+            for stale in out.rglob(".*.tmp"):  # left by a killed run (the lock says none is running)
+                stale.unlink()
+            manifest = check_folder(out, plan)
+            Path(scenes_dir).mkdir(parents=True, exist_ok=True)
+            remove_stale_temporaries(Path(scenes_dir))
+            report = BuildReport(out)
+            _write_shards(plan, scenes_dir, out, manifest, report, workers, progress, scheduler)
+            finish(out, plan, manifest, report)
+        except BaseException:
+            if created and _nothing_kept(out):
+                shutil.rmtree(out, ignore_errors=True)  # leave no folder behind that holds nothing of the build
+            raise
     report.wall_seconds = time.perf_counter() - started
     return report
+
+
+def _write_shards(plan: BuildPlan, scenes_dir: Path, out: Path, manifest: dict, report: BuildReport, workers: int,
+                  progress: bool, scheduler: str | None) -> None:
+    """Every shard not yet written, in order; tasks are made as workers take them, not up front."""
+    todo = [s for s in range(plan.shard_count) if not shard_done(out, manifest, s)] if plan.rooms else []
+    tasks = ((plan.seed, k, scenes_dir, plan.configs, plan.vision, plan.twins) for s in todo for k in plan.shard(s))
+    pending: dict[int, list[RoomResult]] = {}
+    done_rooms = plan.rooms - sum(len(plan.shard(s)) for s in todo)
+    with tqdm(total=plan.rooms, initial=done_rooms, unit="room", desc=plan.name,
+              disable=not progress, smoothing=0.1) as bar:
+        try:
+            for result in ordered_map(_room_job, tasks, workers, scheduler):
+                shard = result.index // plan.shard_rooms
+                pending.setdefault(shard, []).append(result)
+                report.rooms_built += 1
+                report.scene_seconds += result.scene_seconds
+                report.item_seconds += result.item_seconds
+                bar.update()
+                if len(pending[shard]) == len(plan.shard(shard)):
+                    manifest["shards"][str(shard)] = write_shard(out, plan, shard, pending.pop(shard))
+                    write_manifest(out, manifest)
+        except KeyboardInterrupt as stop:
+            stop.kept = f"{len(manifest['shards'])} of {plan.shard_count} shards are kept in {out}"
+            raise
+
+
+def _nothing_kept(out: Path) -> bool:
+    names = {path.name for path in out.iterdir()}
+    if not names <= {MANIFEST}:
+        return False
+    return MANIFEST not in names or not read_manifest(out, complete=False)["shards"]
+
+
+def _finished(out: Path, plan: BuildPlan) -> bool:
+    """A complete build of this plan, every file as the manifest says: re-running it writes nothing."""
+    try:
+        manifest = read_manifest(out)
+    except RoomspaceError:
+        return False
+    return (manifest["identity"] == plan.identity()
+            and all(shard_done(out, manifest, s) for s in range(plan.shard_count)))
+
+
+def _report(out: Path, plan: BuildPlan, manifest: dict, started: float) -> BuildReport:
+    report = BuildReport(out, rows=_rows(plan, manifest))
+    report.wall_seconds = time.perf_counter() - started
+    return report
+
+
+def _stats(plan: BuildPlan, manifest: dict) -> dict[str, dict]:
+    stats: dict[str, dict] = {name: {} for name in plan.outputs}
+    for entry in manifest["shards"].values():
+        for name, part in entry["stats"].items():
+            merge(stats[name], part)
+    return stats
+
+
+def _rows(plan: BuildPlan, manifest: dict) -> dict[str, int]:
+    return {name: s.get("rows", 0) for name, s in _stats(plan, manifest).items()}
 
 
 def write_shard(out: Path, plan: BuildPlan, shard: int, results: list[RoomResult]) -> dict:
@@ -170,17 +243,14 @@ def write_shard(out: Path, plan: BuildPlan, shard: int, results: list[RoomResult
         stats[name] = {}
         for result in results:
             merge(stats[name], result.stats[name])
-    rooms = plan.shards[shard]
+    rooms = plan.shard(shard)
     return {"rooms": [rooms.start, rooms.stop], "files": files, "stats": stats}
 
 
 def finish(out: Path, plan: BuildPlan, manifest: dict, report: BuildReport) -> None:
     """The card from the manifest's statistics; then the build is marked complete."""
-    stats: dict[str, dict] = {name: {} for name in plan.outputs}
-    for entry in manifest["shards"].values():
-        for name, part in entry["stats"].items():
-            merge(stats[name], part)
-    report.rows = {name: s.get("rows", 0) for name, s in stats.items()}
+    stats = _stats(plan, manifest)
+    report.rows = _rows(plan, manifest)
     examples = []
     first_rows = read_rows(shard_files(out, manifest, plan.outputs[0])[:1])
     for setting, view, question_type in EXAMPLES:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from pipeline.errors import RoomspaceError
-from pipeline.files import writable_folder
+from pipeline.files import remove_stale_temporaries, writable_folder
 from pipeline.parallel import ordered_map
 from pipeline.scene.ai2thor import check_ai2thor_build
 from pipeline.scene.procthor10k import import_prior, procthor10k_scene, procthor10k_single_rooms
@@ -16,6 +17,7 @@ from pipeline.scene.sampling import MIN_PROMINENT, check_controller, sample_scen
 from pipeline.scene.scene_file import load_scene, scene_path, write_scene
 
 SOURCES = ("procthor", "procthor-10k")
+MAX_SCENES = 10 ** 8  # a sane bound: refused before anything is made
 
 
 def _existing(path: Path, seed: int, index: int, source: str) -> Scene | None:
@@ -63,15 +65,18 @@ def sample_scenes(
     min_prominent: int = MIN_PROMINENT,
     workers: int = 1,
     scheduler: str | None = None,
-) -> list[Path]:
-    """Sample houses 0..count-1 of global seed `seed` into `out`; the paths of all `count` files.
+) -> int:
+    """Sample houses 0..count-1 of global seed `seed` into `out`; how many were sampled now.
 
     Scenes already on disk and valid are kept (unless `force`); a corrupt or foreign file is an
     error that names it. Bad input fails before anything is sampled or written. Houses are
-    sampled by `workers` processes (or on the Dask `scheduler`) and written in order.
+    sampled by `workers` processes (or on the Dask `scheduler`) and written in order; which ones
+    are missing is found as the work goes, so memory does not grow with `count`.
     """
     if isinstance(count, bool) or not isinstance(count, int) or count <= 0:
         raise RoomspaceError(f"count must be a positive whole number, got {count!r}")
+    if count > MAX_SCENES:
+        raise RoomspaceError(f"--count {count} is more than {MAX_SCENES} houses; sample in parts of at most that")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise RoomspaceError(f"seed must be a whole number, got {seed!r}")
     if source not in SOURCES:
@@ -86,23 +91,40 @@ def sample_scenes(
         check_ai2thor_build()
     out = Path(out)
     writable_folder(out)
-
+    remove_stale_temporaries(out)
     record_source = SOURCE_NAMES["procthor-10k" if source == "procthor-10k" else controller]
-    paths = [scene_path(out, seed, k) for k in range(count)]
-    todo = [k for k, path in enumerate(paths) if force or _existing(path, seed, k, record_source) is None]
 
     from tqdm import tqdm
 
-    if source == "procthor-10k":
-        houses = procthor10k_single_rooms(seed) if todo else []
-        made = (procthor10k_scene(houses, seed, k) for k in todo)
-    else:
-        tasks = [(seed, k, controller, min_prominent) for k in todo]
-        made = ordered_map(_sample_task, tasks, workers, scheduler)
+    with tqdm(total=count, unit="room", desc="scenes", file=sys.stderr, disable=not progress) as bar:
 
-    with tqdm(total=count, initial=count - len(todo), unit="room", desc="scenes", file=sys.stderr, disable=not progress) as bar:
-        for k, (house, scene) in zip(todo, made):
-            write_scene(paths[k], house, scene)
-            bar.update(1)
-    return paths
+        def missing() -> Iterator[int]:
+            for k in range(count):
+                if force or _existing(scene_path(out, seed, k), seed, k, record_source) is None:
+                    yield k
+                else:
+                    bar.update(1)
 
+        if source == "procthor-10k":
+            made = _procthor10k_scenes(seed, missing())
+        else:
+            made = ordered_map(_sample_task, ((seed, k, controller, min_prominent) for k in missing()), workers,
+                               scheduler)
+        sampled = 0
+        try:
+            for house, scene in made:
+                write_scene(scene_path(out, seed, scene.index), house, scene)
+                sampled += 1
+                bar.update(1)
+        except KeyboardInterrupt as stop:
+            stop.kept = f"{sampled} scenes sampled now are kept in {out}"
+            raise
+    return sampled
+
+
+def _procthor10k_scenes(seed: int, indices: Iterator[int]) -> Iterator[tuple[dict, Scene]]:
+    """ProcTHOR-10K's houses for `indices`, the set read (a download) only if one is needed."""
+    houses = None
+    for k in indices:
+        houses = procthor10k_single_rooms(seed) if houses is None else houses
+        yield procthor10k_scene(houses, seed, k)

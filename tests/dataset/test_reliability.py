@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from pipeline.dataset.build import BuildPlan, build
 from pipeline.dataset.manifest import MANIFEST
 from pipeline.dataset.validate import validate
 from pipeline.errors import RoomspaceError
+from pipeline.files import folder_lock
 from pipeline.text.configs import DEFAULT_CONFIGS
 from pipeline.text.items import ROWS_PER_ROOM
 
@@ -38,33 +38,131 @@ def reference(scenes, tmp_path_factory) -> Path:
     return out
 
 
-def cli_build(scenes: Path, out: Path) -> list[str]:
+def cli_build(scenes: Path, out: Path, workers: int = 2) -> list[str]:
     return [sys.executable, "-m", "pipeline.cli", "build", "--rooms", str(ROOMS), "--seed", str(SEED),
-            "--shard-rooms", "3", "--scenes", str(scenes), "--out", str(out), "--workers", "2", "--quiet"]
+            "--shard-rooms", "3", "--scenes", str(scenes), "--out", str(out), "--workers", str(workers), "--quiet"]
+
+
+# Runs the CLI build with a signal injected at one moment: when the `nth` file whose name ends with
+# `suffix` is about to be renamed into place ("before", its temporary file written) or just was ("after").
+INJECTED = """
+import os, signal, sys
+from pipeline import cli
+suffix, nth, when, signame = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+real_replace, seen = os.replace, []
+
+def replace(source, target):
+    hit = str(target).endswith(suffix) and len(seen) + 1 == nth
+    if str(target).endswith(suffix):
+        seen.append(target)
+    if hit and when == "before":
+        os.kill(os.getpid(), getattr(signal, signame))
+    real_replace(source, target)
+    if hit and when == "after":
+        children = open(f"/proc/{os.getpid()}/task/{os.getpid()}/children").read().split()
+        open(os.environ["CHILDREN_FILE"], "w").write(" ".join(children))
+        os.kill(os.getpid(), getattr(signal, signame))
+
+os.replace = replace
+sys.exit(cli.main(sys.argv[5:]))
+"""
+
+
+def injected(scenes: Path, out: Path, suffix: str, nth: int, when: str, signame: str, children: Path,
+             workers: int = 1) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-c", INJECTED, suffix, str(nth), when, signame, *cli_build(scenes, out, workers)[3:]]
+    return subprocess.run(command, capture_output=True, text=True, env={**os.environ, "CHILDREN_FILE": str(children)})
 
 
 @pytest.mark.slow
-def test_sigkill_part_way_then_rerun_gives_the_same_output(reference, tmp_path):
-    scenes = tmp_path / "scenes"  # sampled by the killed build itself
+@pytest.mark.parametrize("suffix, nth, when", [
+    (MANIFEST, 1, "before"),  # the identity's temporary file: nothing else written yet
+    (".parquet", 1, "before"),  # the first shard's temporary file
+    (".parquet", 1, "after"),  # the first shard renamed, not yet in the manifest
+    (MANIFEST, 2, "before"),  # the first shard's manifest entry being written
+    (".parquet", 5, "after"),  # a later shard
+    ("README.md", 1, "before"),  # finishing: the card
+    (MANIFEST, 5, "before"),  # finishing: the manifest marked complete
+], ids=["identity-temp", "shard-temp", "shard-rename", "manifest-temp", "later-shard", "card", "complete"])
+def test_sigkill_at_any_moment_then_rerun_gives_the_same_bytes(scenes, reference, tmp_path, suffix, nth, when):
     out = tmp_path / NAME
-    process = subprocess.Popen(cli_build(scenes, out), start_new_session=True,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and process.poll() is None:
-        manifest = out / MANIFEST
-        if manifest.exists() and json.loads(manifest.read_text())["shards"]:
-            break
-        time.sleep(0.05)
-    assert process.poll() is None, "the build ended before it could be interrupted"
-    os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
-    interrupted = json.loads((out / MANIFEST).read_text())
-    assert not interrupted["complete"] and 0 < len(interrupted["shards"]) < 3
-
-    rerun = subprocess.run(cli_build(scenes, out), capture_output=True, text=True, timeout=300)
+    killed = injected(scenes, out, suffix, nth, when, "SIGKILL", tmp_path / "children")
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    rerun = subprocess.run(cli_build(scenes, out), capture_output=True, text=True)
     assert rerun.returncode == 0, rerun.stderr
     assert files(out) == files(reference)
-    assert validate(out).rows == 2 * ROOMS * ROWS_PER_ROOM
+
+
+@pytest.mark.slow
+def test_sigterm_stops_the_workers_says_what_was_kept_and_the_rerun_finishes(scenes, reference, tmp_path):
+    out = tmp_path / NAME
+    children = tmp_path / "children"
+    stopped = injected(scenes, out, ".parquet", 3, "after", "SIGTERM", children, workers=2)  # shard 1's first file
+    assert stopped.returncode == 143
+    assert stopped.stderr.strip().splitlines() == [
+        f"roomspace build: stopped by SIGTERM; 1 of 3 shards are kept in {out}; re-run the same command to resume"]
+    workers = [int(pid) for pid in children.read_text().split()]
+    assert len(workers) == 2  # the pool's processes, alive when the signal came
+    for pid in workers:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)  # every one of them is gone
+    rerun = subprocess.run(cli_build(scenes, out), capture_output=True, text=True)
+    assert rerun.returncode == 0, rerun.stderr
+    assert files(out) == files(reference)
+
+
+def test_a_second_build_into_a_held_folder_is_refused_at_once(scenes, tmp_path):
+    out = tmp_path / NAME
+    out.mkdir()
+    with folder_lock(out):
+        with pytest.raises(RoomspaceError, match=f"being written by process {os.getpid()}"):
+            build(plan(), scenes, out, workers=1, progress=False)
+    assert not list(out.iterdir())  # the refused build wrote nothing
+
+
+def test_a_complete_build_is_rerun_without_writing(reference):
+    before = {path: path.stat().st_mtime_ns for path in reference.rglob("*")}
+    report = build(plan(), reference.parent / "no-such-scenes", reference, workers=1, progress=False)
+    assert report.rooms_built == 0 and sum(report.rows.values()) == 2 * ROOMS * ROWS_PER_ROOM
+    assert {path: path.stat().st_mtime_ns for path in reference.rglob("*")} == before
+
+
+def test_a_folder_of_temporary_files_only_is_a_fresh_start(scenes, reference, tmp_path):
+    out = tmp_path / NAME
+    out.mkdir()
+    (out / f".{MANIFEST}.4242.tmp").write_text('{"ident')
+    build(plan(), scenes, out, workers=1, progress=False)
+    assert files(out) == files(reference)
+
+
+def test_bad_paths_and_sizes_are_one_line_errors_and_leave_nothing(scenes, tmp_path, capsys):
+    from pipeline.cli import main
+
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    for scenes_path in (a_file, loop):
+        out = tmp_path / f"out-{scenes_path.name}"
+        assert main(cli_build(scenes_path, out)[3:]) == 1
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and f"scene folder {scenes_path} is not a folder" in err
+        assert not out.exists()
+    assert main(["build", "--rooms", str(10 ** 12), "--out", str(tmp_path / "huge"), "--quiet"]) == 1
+    assert "more than 100000000 rooms" in capsys.readouterr().err
+    assert not (tmp_path / "huge").exists()
+    assert main(["scenes", "--count", str(10 ** 12), "--out", str(tmp_path / "many"), "--quiet"]) == 1
+    assert "more than 100000000 houses" in capsys.readouterr().err
+
+
+def test_a_failed_build_leaves_no_folder_it_created(tmp_path):
+    broken = tmp_path / "scenes"
+    broken.mkdir()
+    (broken / f"s{SEED}-000000.json").write_text("{")
+    out = tmp_path / NAME
+    with pytest.raises(RoomspaceError, match="corrupt scene file"):
+        build(plan(rooms=1), broken, out, workers=1, progress=False)
+    assert not out.exists()
 
 
 def test_dask_cluster_writes_the_same_bytes(scenes, reference, tmp_path):
@@ -77,8 +175,17 @@ def test_dask_cluster_writes_the_same_bytes(scenes, reference, tmp_path):
 
 
 def test_unreachable_scheduler_is_a_clear_error(scenes, tmp_path):
-    with pytest.raises(RoomspaceError, match="Dask scheduler"):
+    with pytest.raises(RoomspaceError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
         build(plan(), scenes, tmp_path / NAME, progress=False, scheduler="tcp://127.0.0.1:9")
+    assert not (tmp_path / NAME).exists()
+
+
+def test_a_malformed_scheduler_address_is_one_line(scenes, tmp_path, capsys):
+    from pipeline.cli import main
+
+    assert main([*cli_build(scenes, tmp_path / NAME)[3:], "--executor", "dask", "--scheduler", "garbage://x"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "cannot reach the Dask scheduler at garbage://x" in err
 
 
 def test_full_disk_leaves_no_shard_and_the_rerun_finishes(scenes, reference, tmp_path, monkeypatch):
@@ -95,7 +202,7 @@ def test_full_disk_leaves_no_shard_and_the_rerun_finishes(scenes, reference, tmp
     real_write = pipeline.dataset.rows.pq.write_table
     monkeypatch.setattr(pipeline.dataset.rows.pq, "write_table", full_after_two)
     out = tmp_path / NAME
-    with pytest.raises(OSError, match="No space left"):
+    with pytest.raises(RoomspaceError, match=r"cannot write .*test-00001.parquet: No space left"):
         build(plan(), scenes, out, workers=1, progress=False)
     assert not list(out.rglob("*.tmp"))
     manifest = json.loads((out / MANIFEST).read_text())

@@ -389,8 +389,8 @@ def test_procthor_10k_through_a_stand_in_prior(houses, tmp_path, monkeypatch):
     two_rooms = {**houses[0], "rooms": houses[0]["rooms"] * 2}
     fake = types.SimpleNamespace(load_dataset=lambda name: {"train": [json.dumps(houses[0]), two_rooms], "val": [houses[1]], "test": []})
     monkeypatch.setitem(sys.modules, "prior", fake)
-    paths = sample_scenes(count=2, seed=SEED, out=tmp_path, source="procthor-10k", progress=False)
-    got = [load_scene(p) for p in paths]
+    assert sample_scenes(count=2, seed=SEED, out=tmp_path, source="procthor-10k", progress=False) == 2
+    got = [load_scene(scene_path(tmp_path, SEED, k)) for k in range(2)]
     assert {s.source for s in got} == {"procthor-10k"}
     assert sorted(s.room_type for s in got) == sorted(h["rooms"][0]["roomType"] for h in houses[:2])
     with pytest.raises(RoomspaceError, match="only 2 square single-room houses"):
