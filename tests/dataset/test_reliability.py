@@ -226,3 +226,14 @@ def test_validate_finds_damage_and_checks_nesting(scenes, reference, tmp_path):
         validate(large)
     with pytest.raises(RoomspaceError, match="not a roomspace build"):
         validate(tmp_path)
+
+
+def test_a_cluster_without_workers_is_an_error_not_a_hang(scenes, tmp_path, monkeypatch):
+    from distributed import LocalCluster
+
+    import pipeline.parallel
+
+    monkeypatch.setattr(pipeline.parallel, "DASK_WORKERS_SECONDS", 1)
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster:
+        with pytest.raises(RoomspaceError, match="no Dask worker joined the scheduler"):
+            build(plan(), scenes, tmp_path / NAME, progress=False, scheduler=cluster.scheduler_address)

@@ -242,6 +242,18 @@ def test_rerun_skips_valid_scenes(sampled, monkeypatch):
     assert {p: p.stat().st_mtime_ns for p in sampled.iterdir()} == before
 
 
+def test_a_killed_runs_temporary_scene_file_is_removed(sampled, tmp_path):
+    out = tmp_path / "scenes"
+    out.mkdir()
+    shutil.copy(scene_path(sampled, SEED, 0), out)
+    stale, live = out / f".s{SEED}-000001.json.999999999.tmp", out / f".s{SEED}-000002.json.{os.getpid()}.tmp"
+    for path in (stale, live):
+        path.write_text("{")
+        os.utime(path, (0, 0))  # written long ago
+    assert sample_scenes(count=1, seed=SEED, out=out, progress=False) == 0  # scene 0 is there: nothing sampled
+    assert not stale.exists() and live.exists()  # a live process's temporary file is left alone
+
+
 def test_ensure_scene_reads_what_is_there(sampled, records, tmp_path):
     assert scene_folder.ensure_scene(sampled, SEED, 2) == records[2]
     out = tmp_path / "fresh"
