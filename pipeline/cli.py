@@ -76,10 +76,11 @@ def add_executor_options(parser: argparse.ArgumentParser) -> None:
 def cmd_validate(args: argparse.Namespace) -> None:
     from pipeline.dataset.validate import validate
 
-    report = validate(args.out)
+    report = validate(args.out, scenes=args.scenes, sample=args.sample, seed=args.seed, progress=not args.quiet)
     nested = ", ".join(report.nested) or "none beside it"
-    print(f"{args.out}: valid: {report.shards} shards, {report.rows} rows match the manifest and the row schema, "
-          f"every answer set holds the rasterised scene's relation; smaller builds nested in it: {nested}")
+    print(f"{args.out}: valid: {report.shards} shards ({report.files} files), {report.rows} rows; "
+          f"{report.rederived} of {report.rooms} rooms re-derived from their scenes, equal field by field; "
+          f"smaller builds nested in it: {nested}")
 
 
 def cmd_push(args: argparse.Namespace) -> None:
@@ -205,8 +206,17 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--quiet", action="store_true", help="no progress bar")
     build.set_defaults(run=cmd_build)
 
-    validate = commands.add_parser("validate", help="re-check a built folder: checksums, rows, nesting")
+    validate = commands.add_parser("validate", help="re-check a built folder: checksums, listing, card, rows "
+                                                    "re-derived from their scenes, nesting")
     validate.add_argument("out", type=Path, help="a folder written by `roomspace build`")
+    validate.add_argument("--scenes", type=Path, default=Path("scenes"),
+                          help="scene folder, only read (default: scenes); missing scenes are sampled into a "
+                               "temporary folder")
+    validate.add_argument("--sample", type=positive_int,
+                          help="rooms whose rows are re-derived (default: all of a build of up to 1000 rooms, "
+                               "else 1000)")
+    validate.add_argument("--seed", type=int, default=0, help="seed of the sample of rooms (default: 0)")
+    validate.add_argument("--quiet", action="store_true", help="no progress bar")
     validate.set_defaults(run=cmd_validate)
 
     push = commands.add_parser("push", help="publish a built folder to the Hugging Face Hub")

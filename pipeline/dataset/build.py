@@ -59,6 +59,17 @@ class BuildPlan:
         return ([c.name for c in self.configs] + [vision_config_name(c.name) for c in self.vision]
                 + [twin_config_name(c.name) for c in self.twins])
 
+    @classmethod
+    def from_identity(cls, identity: dict) -> BuildPlan:
+        """The plan whose `identity()` this is (a manifest's); an output name that is no configuration
+        is a RoomspaceError."""
+        kinds: dict[str, list[Config]] = {"": [], vision_config_name(""): [], twin_config_name(""): []}
+        for name in identity["configs"]:
+            prefix = next((p for p in kinds if p and name.startswith(p)), "")
+            kinds[prefix].append(Config.parse(name.removeprefix(prefix)))
+        base, vision, twins = (tuple(configs) for configs in kinds.values())
+        return cls(identity["name"], identity["seed"], identity["rooms"], base, identity["shard_rooms"], vision, twins)
+
     @property
     def shard_count(self) -> int:
         return -(-self.rooms // self.shard_rooms)

@@ -8,20 +8,24 @@ from pathlib import Path
 from huggingface_hub import HfApi, get_token
 
 from pipeline.dataset.manifest import build_configs, read_manifest, shard_files
+from pipeline.dataset.validate import check_build
 from pipeline.errors import RoomspaceError
 
 
 def upload_plan(out: Path) -> list[str]:
-    """The files `push` sends, relative to the folder: the card and the shards the manifest lists; a
-    folder that is not a finished build is refused."""
+    """The files `push` sends, relative to the folder: the card and the shards the manifest lists. A
+    folder that is not a finished build, or fails any check of `validate.check_build` (everything
+    `validate` checks but re-deriving rows), is refused with the check's message."""
     manifest = read_manifest(out)
+    check_build(out, manifest)
     shards = [str(path.relative_to(out)) for config in build_configs(manifest)
               for path in shard_files(out, manifest, config)]
     return sorted(["README.md", *shards])
 
 
 def push(out: Path, repo: str, private: bool) -> str:
-    """Upload the build to the dataset repository `repo`; every check runs before anything is sent."""
+    """Upload the build to the dataset repository `repo`; the folder's checks (`upload_plan`), then the
+    token's and the network's, all run before anything is sent."""
     files = upload_plan(out)
     if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on"):
         raise RoomspaceError("HF_HUB_OFFLINE is set: nothing was sent; unset it to push")

@@ -2,8 +2,8 @@
 
 The manifest records the build's identity (what makes two builds the same build), every shard
 written so far with its files' sha256 and row counts and its statistics, and whether the build
-is complete. Readers that only need the listing (the evaluation commands, push) import this
-module alone: it needs neither the builder nor the row schemas.
+is complete. Readers that only need the listing (the evaluation commands) import this module
+alone: it needs neither the builder nor the row schemas.
 """
 
 from __future__ import annotations

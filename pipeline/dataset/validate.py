@@ -1,48 +1,302 @@
-"""Re-checking a built folder: shards against the manifest, rows against the schema and the witness
-invariant, and the nesting of smaller builds of the same seed that sit beside it."""
+"""Re-checking a built folder, in two tiers.
+
+`check_build` reads the folder alone, and `push` runs it before anything is sent: the manifest's
+identity and listing (shards 0..n-1, each covering the rooms the identity implies and holding one
+file per configuration), no file under data/ that the manifest does not list, every file's
+checksum, schema and row count, every row's invariants (`check_row`), row ids unique within a
+configuration, each row's configuration, seed and room those of its shard, and the card's
+configurations and row counts.
+
+Checksums cannot catch an edit whose checksums were recomputed, so `validate` then re-derives
+rows: it recomputes every room's rows (or a seeded sample of rooms) from its scene file with the
+build's own `room_job` and compares them with the shards' rows field by field, then checks the
+nesting of smaller builds of the same seed beside the folder. It writes nothing: a scene missing
+from the scene folder is sampled into a temporary folder.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import itertools
+import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from random import Random
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+import yaml
+from huggingface_hub import metadata_load
+from tqdm import tqdm
 
-from pipeline.dataset.manifest import MANIFEST, build_configs, read_manifest, shard_files
+from pipeline import __version__
+from pipeline.dataset.build import BuildPlan, room_job
+from pipeline.dataset.manifest import DATASET_SPLIT, MANIFEST, build_configs, read_manifest, shard_files, shard_path
 from pipeline.dataset.rows import arrow_schema, check_row
 from pipeline.errors import RoomspaceError
-from pipeline.files import file_sha256
+from pipeline.files import check_folder_path, file_sha256
+from pipeline.scene.scene_file import scene_path
+
+SAMPLE_ROOMS = 1000  # rooms re-derived by default: every room of a build up to this size
+REDO = "re-run its build command to redo it"
+REBUILD = "delete the folder and re-run its build command"
+SHOWN = 70  # characters of each value a mismatch shows
 
 
 @dataclass
 class ValidationReport:
     out: Path
-    shards: int = 0
+    shards: int = 0  # shards of rooms; each is one Parquet file per configuration
+    files: int = 0
     rows: int = 0
+    rooms: int = 0  # rooms in the build
+    rederived: int = 0  # rooms whose rows were recomputed from their scenes and found equal
     nested: list[str] = field(default_factory=list)  # smaller builds found to be exact prefixes
 
 
-def check_shards(out: Path, manifest: dict, report: ValidationReport) -> None:
-    for entry in manifest["shards"].values():
-        for path, expected in entry["files"].items():
-            target = out / path
-            if not target.exists():
-                raise RoomspaceError(f"{target}: listed in the manifest but missing")
-            if file_sha256(target) != expected["sha256"]:
-                raise RoomspaceError(f"{target}: checksum differs from the manifest (damaged or edited)")
-            table = pq.read_table(target)
-            declared = arrow_schema(path.split("/")[1])
-            if not table.schema.equals(declared, check_metadata=False):
-                raise RoomspaceError(f"{target}: its columns are not the declared row schema")
-            rows = table.to_pylist()
-            if len(rows) != expected["rows"]:
-                raise RoomspaceError(f"{target}: {len(rows)} rows, the manifest says {expected['rows']}")
-            for row in rows:
-                check_row(row)
-            report.shards += 1
-            report.rows += len(rows)
+def check_build(out: Path, manifest: dict) -> ValidationReport:
+    """Every check of the folder that needs no scene (module docstring); the first failure is a
+    RoomspaceError naming the file or row."""
+    identity = manifest["identity"]
+    plan = identity_plan(out, identity)  # checks the identity before anything else relies on it
+    report = ValidationReport(out, rooms=identity["rooms"])
+    check_listing(out, manifest, plan)
+    check_unlisted(out, manifest)
+    for name in build_configs(manifest):
+        check_rows(out, manifest, plan, name, report)
+    check_card(out, manifest)
+    report.shards = len(manifest["shards"])
+    return report
+
+
+def identity_plan(out: Path, identity: dict) -> BuildPlan:
+    """The build plan the identity records, checked: an identity that is not a build's is an error."""
+    where = out / MANIFEST
+    for key, least in (("seed", None), ("rooms", 0), ("shard_rooms", 1)):
+        value = identity.get(key)
+        if type(value) is not int or (least is not None and value < least):
+            raise RoomspaceError(f"{where}: the identity's {key} is {value!r}, not a whole number"
+                                 f"{'' if least is None else f' of at least {least}'}; {REBUILD}")
+    names = identity.get("configs")
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names) or len(set(names)) != len(names):
+        raise RoomspaceError(f"{where}: the identity's configs {names!r} are not distinct configuration names; "
+                             f"{REBUILD}")
+    try:
+        plan = BuildPlan.from_identity(identity)
+    except (RoomspaceError, KeyError) as error:
+        raise RoomspaceError(f"{where}: the identity is not a roomspace build's ({error}); {REBUILD}") from None
+    if plan.outputs != names:
+        raise RoomspaceError(f"{where}: the identity lists its configurations out of the build's order; {REBUILD}")
+    return plan
+
+
+def check_listing(out: Path, manifest: dict, plan: BuildPlan) -> None:
+    """The manifest lists shards 0..n-1 and no other, each with the rooms the identity implies and
+    one well-formed file entry per configuration."""
+    identity, listed, where = manifest["identity"], manifest["shards"], out / MANIFEST
+    if not isinstance(listed, dict):
+        raise RoomspaceError(f"{where}: its shards are not a mapping of shard numbers to entries; {REBUILD}")
+    count = plan.shard_count
+    extra = sorted(set(listed) - {str(s) for s in range(count)})
+    if extra:
+        raise RoomspaceError(f"{where}: lists shard {extra[0]!r}, but {identity['rooms']} rooms in shards of "
+                             f"{identity['shard_rooms']} make shards 0..{count - 1}; {REBUILD}")
+    for shard in range(count):
+        rooms = plan.shard(shard)
+        entry = listed.get(str(shard))
+        if entry is None:
+            raise RoomspaceError(f"{where}: shard {shard} (rooms {rooms.start}..{rooms.stop - 1}) is not listed; {REDO}")
+        if not isinstance(entry, dict) or entry.get("rooms") != [rooms.start, rooms.stop]:
+            covered = entry.get("rooms") if isinstance(entry, dict) else entry
+            raise RoomspaceError(f"{where}: shard {shard} covers rooms {covered!r}, the identity implies "
+                                 f"[{rooms.start}, {rooms.stop}]; {REBUILD}")
+        files = entry.get("files")
+        expected = {shard_path(name, shard) for name in build_configs(manifest)}
+        if not isinstance(files, dict) or set(files) != expected:
+            differs = sorted(expected ^ set(files)) if isinstance(files, dict) else sorted(expected)
+            raise RoomspaceError(f"{where}: shard {shard} does not list exactly one file per configuration "
+                                 f"({differs[0]} is {'missing' if differs[0] in expected else 'extra'}); {REBUILD}")
+        for path, listing in files.items():
+            if not (isinstance(listing, dict) and isinstance(listing.get("sha256"), str)
+                    and type(listing.get("rows")) is int):
+                raise RoomspaceError(f"{where}: the entry of {path} is not a sha256 and a row count; {REBUILD}")
+
+
+def check_unlisted(out: Path, manifest: dict) -> None:
+    """No file under data/ beside the listed ones: `load_dataset` reads every file of a configuration's folder."""
+    listed = {path for entry in manifest["shards"].values() for path in entry["files"]}
+    for path in sorted((out / "data").rglob("*")):
+        if path.is_file() and path.relative_to(out).as_posix() not in listed:
+            raise RoomspaceError(f"{path}: not listed in {out / MANIFEST}, so not part of the build; remove it")
+
+
+def check_rows(out: Path, manifest: dict, plan: BuildPlan, name: str, report: ValidationReport) -> None:
+    """Every shard of configuration `name`: the file as listed, every row valid, ids unique across the
+    configuration, each row's configuration, seed and room those of its shard."""
+    identity = manifest["identity"]
+    seen: set[str] = set()
+    for shard in range(plan.shard_count):
+        path = shard_path(name, shard)
+        target = out / path
+        rows = read_shard(target, manifest["shards"][str(shard)]["files"][path], name).to_pylist()
+        rooms = plan.shard(shard)
+        for row in rows:
+            check_row(row)
+            if row["id"] in seen:
+                raise RoomspaceError(f"{target}: row id {row['id']} appears twice in {name} "
+                                     f"(a copied or duplicated shard); {REBUILD}")
+            seen.add(row["id"])
+            if row["config"] != name:
+                raise RoomspaceError(f"{target}: row {row['id']} is of configuration {row['config']}, "
+                                     f"in a shard of {name}; {REBUILD}")
+            if row["seed"] != identity["seed"]:
+                raise RoomspaceError(f"{target}: row {row['id']} has seed {row['seed']}, the identity in "
+                                     f"{MANIFEST} says {identity['seed']}; {REBUILD}")
+            if row["room_index"] not in rooms:
+                raise RoomspaceError(f"{target}: row {row['id']} is of room {row['room_index']}, outside the "
+                                     f"shard's rooms {rooms.start}..{rooms.stop - 1}; {REBUILD}")
+        report.files += 1
+        report.rows += len(rows)
+
+
+def read_shard(target: Path, listing: dict, name: str) -> pa.Table:
+    """One listed file's rows, its checksum, schema and row count checked against the manifest."""
+    if not target.is_file():
+        raise RoomspaceError(f"{target}: listed in the manifest but missing; {REDO}")
+    if file_sha256(target) != listing["sha256"]:
+        raise RoomspaceError(f"{target}: checksum differs from the manifest (damaged or edited); {REDO}")
+    try:
+        table = pq.read_table(target)
+    except (pa.ArrowException, OSError) as error:
+        raise RoomspaceError(f"{target}: not a readable Parquet file ({error}); {REBUILD}") from None
+    if not table.schema.equals(arrow_schema(name), check_metadata=False):
+        raise RoomspaceError(f"{target}: its columns are not the declared row schema; {REBUILD}")
+    if table.num_rows != listing["rows"]:
+        raise RoomspaceError(f"{target}: {table.num_rows} rows, the manifest says {listing['rows']}; {REBUILD}")
+    return table
+
+
+def check_card(out: Path, manifest: dict) -> None:
+    """README.md's YAML header declares exactly the manifest's configurations, each reading its own
+    folder, with the manifest's row count as num_examples."""
+    card = out / "README.md"
+    try:
+        header = metadata_load(card) or {}
+    except (OSError, ValueError, yaml.YAMLError) as error:
+        raise RoomspaceError(f"{card}: no readable card ({type(error).__name__}); {REBUILD}") from None
+    names = build_configs(manifest)
+    rows = {name: sum(entry["files"][shard_path(name, int(shard))]["rows"] for shard, entry in manifest["shards"].items())
+            for name in names}
+    declared = {c.get("config_name"): c.get("data_files") for c in _entries(header.get("configs"))}
+    infos = {i.get("config_name"): i.get("splits") for i in _entries(header.get("dataset_info"))}
+    for key, listed in (("configs", declared), ("dataset_info", infos)):
+        if sorted(listed, key=str) != sorted(names):
+            raise RoomspaceError(f"{card}: its {key} lists {sorted(listed, key=str)}, the manifest "
+                                 f"{sorted(names)}; {REBUILD}")
+    for name in names:
+        files = [{"split": DATASET_SPLIT, "path": f"data/{name}/*.parquet"}]
+        if declared[name] != files:
+            raise RoomspaceError(f"{card}: configuration {name} reads {declared[name]!r}, not {files!r}; {REBUILD}")
+        counts = [s.get("num_examples") for s in _entries(infos[name]) if s.get("name") == DATASET_SPLIT]
+        if counts != [rows[name]]:
+            shown = counts[0] if len(counts) == 1 else f"{counts} (one {DATASET_SPLIT} split expected)"
+            raise RoomspaceError(f"{card}: {name} has num_examples {shown} in the card, {rows[name]} rows in the "
+                                 f"manifest; {REBUILD}")
+
+
+def _entries(value: object) -> list[dict]:
+    """A card field's entries: the card writes a one-entry list as the entry alone."""
+    entries = value if isinstance(value, list) else [value] if isinstance(value, dict) else []
+    return [entry for entry in entries if isinstance(entry, dict)]
+
+
+def sample_rooms(rooms: int, sample: int | None, seed: int) -> list[int]:
+    """The rooms `validate` re-derives, in order: `sample` of the build's rooms drawn with `seed`,
+    by default all of them up to SAMPLE_ROOMS."""
+    return sorted(Random(seed).sample(range(rooms), min(rooms, SAMPLE_ROOMS if sample is None else sample)))
+
+
+def rederive(out: Path, manifest: dict, scenes: Path, rooms: list[int], report: ValidationReport,
+             progress: bool) -> None:
+    """Recompute the rows of `rooms` from their scene files with the build's `room_job` and compare
+    them with the shards' rows field by field; the first difference is an error naming the row, the
+    field and both values. A scene missing from `scenes` is sampled into a temporary folder."""
+    identity = manifest["identity"]
+    seed, names = identity["seed"], build_configs(manifest)
+    plan = identity_plan(out, identity)
+    check_folder_path(scenes, "scene folder")
+    built_by = identity.get("roomspace")
+    version = "" if built_by == __version__ else f" (the build was made by roomspace {built_by}; this is {__version__})"
+    with tempfile.TemporaryDirectory(prefix="roomspace-validate-") as sampled, \
+            tqdm(total=len(rooms), unit="room", desc="re-deriving rows", file=sys.stderr, disable=not progress) as bar:
+        for shard, indices in itertools.groupby(rooms, key=lambda k: k // plan.shard_rooms):
+            tables = {name: pq.read_table(out / shard_path(name, shard)) for name in names}
+            for index in indices:
+                # room_job samples a missing scene into the folder it is given: never the user's
+                present = scene_path(scenes, seed, index).exists()
+                result = room_job(seed, index, scenes if present else Path(sampled), plan.configs, plan.vision,
+                                  plan.twins)
+                for name in names:
+                    table = tables[name]
+                    stored = table.filter(pc.equal(table["room_index"], index)).to_pylist()
+                    difference = first_difference(stored, result.tables[name].to_pylist())
+                    if difference:
+                        source = scene_path(scenes, seed, index) if present else "its scene, sampled afresh"
+                        raise RoomspaceError(f"{difference} (in {out / shard_path(name, shard)}, recomputed from "
+                                             f"{source}){version}; the rows were edited or the scene is not the "
+                                             f"one they were built from: {REBUILD}")
+                report.rederived += 1
+                bar.update()
+
+
+def first_difference(stored: list[dict], fresh: list[dict]) -> str | None:
+    """The first field, in row order then column order, where a room's stored rows differ from its
+    recomputed ones, as "row ID: FIELD is X, recomputed Y"; None when they are equal."""
+    for mine, theirs in zip(stored, fresh):
+        for name, value in theirs.items():
+            if mine[name] != value:
+                shown, recomputed = _shorten(repr(_plain(mine[name])), repr(_plain(value)))
+                return f"row {mine['id']}: {name} is {shown}, recomputed {recomputed}"
+    if len(stored) != len(fresh):
+        room = (stored or fresh)[0]["room_id"]
+        return f"room {room}: {len(stored)} rows of its configuration in the shard, recomputed {len(fresh)}"
+    return None
+
+
+class _Digest:
+    """Stands for bytes in a mismatch message: an image is shown by its size and hash, not its bytes."""
+
+    def __init__(self, data: bytes) -> None:
+        self.text = f"<{len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()[:12]}>"
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, bytes):
+        return _Digest(value)
+    if isinstance(value, dict):
+        return {key: _plain(part) for key, part in value.items()}
+    if isinstance(value, list):
+        return [_plain(part) for part in value]
+    return value
+
+
+def _shorten(mine: str, theirs: str) -> tuple[str, str]:
+    """Both texts cut to SHOWN characters around where they first differ, so the difference shows."""
+    if max(len(mine), len(theirs)) <= SHOWN:
+        return mine, theirs
+    first = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
+    start = max(0, first - SHOWN // 3)
+
+    def cut(text: str) -> str:
+        window = text[start:start + SHOWN]
+        return ("…" if start else "") + window + ("…" if start + SHOWN < len(text) else "")
+
+    return cut(mine), cut(theirs)
 
 
 def check_nesting(out: Path, manifest: dict, report: ValidationReport) -> None:
@@ -65,9 +319,13 @@ def config_table(out: Path, manifest: dict, config: str) -> pa.Table:
     return pa.concat_tables([pq.read_table(p) for p in shard_files(out, manifest, config)])
 
 
-def validate(out: Path) -> ValidationReport:
+def validate(out: Path, scenes: Path = Path("scenes"), sample: int | None = None, seed: int = 0,
+             progress: bool = False) -> ValidationReport:
+    """Check the build in `out` (module docstring): `check_build`, then the rows of `sample` rooms
+    (drawn with `seed`; by default every room up to SAMPLE_ROOMS) re-derived from the scene files in
+    `scenes`, then the nesting of smaller builds beside it."""
     manifest = read_manifest(out)
-    report = ValidationReport(out)
-    check_shards(out, manifest, report)
+    report = check_build(out, manifest)
+    rederive(out, manifest, Path(scenes), sample_rooms(report.rooms, sample, seed), report, progress)
     check_nesting(out, manifest, report)
     return report

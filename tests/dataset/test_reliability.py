@@ -218,12 +218,12 @@ def test_validate_finds_damage_and_checks_nesting(scenes, reference, tmp_path):
     build(plan(), scenes, large, workers=1, progress=False)
     build(BuildPlan(name="roomspace-small", seed=SEED, rooms=5, configs=DEFAULT_CONFIGS, shard_rooms=3),
           scenes, small, workers=1, progress=False)
-    report = validate(large)
+    report = validate(large, scenes=scenes)
     assert report.rows == 2 * ROOMS * ROWS_PER_ROOM and report.nested == ["roomspace-small"]
     shard = next(large.glob("data/n5_m4_d81/*.parquet"))
     shard.write_bytes(shard.read_bytes()[:-10] + b"0123456789")
     with pytest.raises(RoomspaceError, match="checksum"):
-        validate(large)
+        validate(large, scenes=scenes)
     with pytest.raises(RoomspaceError, match="not a roomspace build"):
         validate(tmp_path)
 
