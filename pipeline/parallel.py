@@ -53,7 +53,7 @@ def ordered_map(job: Callable, tasks: Iterable, workers: int = 1, scheduler: str
         yield from _process_map(job, tasks, workers)
 
 
-def _worker_setup() -> None:
+def worker_setup() -> None:
     """Worker initializer. The main process alone answers SIGINT and SIGTERM (it stops the workers
     and says what was kept), so a worker ignores SIGINT (a terminal sends it to the whole group) and
     dies at once on SIGTERM; on Linux the kernel also sends it SIGTERM when its parent dies."""
@@ -65,7 +65,7 @@ def _worker_setup() -> None:
 
 def _process_map(job: Callable, tasks: Iterable, workers: int) -> Iterator:
     # fork: workers inherit the imported packages (ProcTHOR's databases take seconds to load)
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=_worker_setup)
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=worker_setup)
     try:
         for future in _windowed(lambda task: pool.submit(job, task), tasks, WINDOW * workers):
             yield future.result()

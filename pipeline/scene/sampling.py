@@ -33,6 +33,10 @@ Determinism fixes, applied only while a house is sampled and undone afterwards:
   from the global RNG on its first call: its cache is cleared before every house. The global
   `random` and `numpy.random` states that ProcTHOR seeds are saved and restored around each
   house, so sampling does not disturb the caller either.
+* Other threads. Those global states, and the swaps above, are shared by every thread of the
+  process, so a thread drawing from `random` or `numpy.random` while a house is sampled (a Dask
+  worker's event loop does) changes the house. A process with other threads samples in a
+  single-threaded helper process instead (pipeline.scene.single_threaded, which says why).
 """
 
 from __future__ import annotations
@@ -56,6 +60,7 @@ from pipeline.scene.ai2thor import AI2THOR_COMMIT_ID, ai2thor_controller
 from pipeline.scene.objects import scene_objects
 from pipeline.scene.records import ROOM_TYPES, SOURCE_NAMES, Opening, Scene
 from pipeline.scene.scene_file import FLOAT_DIGITS, dumps
+from pipeline.scene.single_threaded import run_single_threaded
 from pipeline.scene.south_door import south_door_stage
 
 ROOM_SPEC_IDS = {"Kitchen": "kitchen", "LivingRoom": "living-room", "Bedroom": "bedroom", "Bathroom": "bathroom"}
@@ -269,11 +274,19 @@ def sample_scene(
     values are canonical: they equal what `load_house` / `load_scene` read back.
     """
     check_controller(controller)
+    # MAX_ATTEMPTS is read here and passed on: a helper process has its own copy of this module.
+    return run_single_threaded(_sample_here, seed, index, controller, min_prominent, stock_procthor, MAX_ATTEMPTS)
+
+
+def _sample_here(
+    seed: int, index: int, controller: str, min_prominent: int, stock_procthor: bool, max_attempts: int
+) -> tuple[dict, Scene]:
+    """`sample_scene` in this process: right only where no other thread runs (see run_single_threaded)."""
     room_type = room_type_for(seed, index)
     source = SOURCE_NAMES[controller]
     versions_ = versions(controller)
     best: tuple[dict, Scene] | None = None
-    for attempt in range(MAX_ATTEMPTS):
+    for attempt in range(max_attempts):
         data, hung = _generate(room_seed(seed, index, attempt), room_type, controller, stock_procthor)
         house = json.loads(dumps(data))
         scene = record(house, hung, seed, index, attempt, source, versions_)
