@@ -267,7 +267,8 @@ def finish(out: Path, plan: BuildPlan, manifest: dict, report: BuildReport) -> N
     for setting, view, question_type in EXAMPLES:
         examples.extend([r for r in first_rows if (r["setting"], r["view"], r["question_type"]) ==
                          (setting, view, question_type)][:1])
-    card = dataset_card(plan.name, plan.seed, plan.rooms, stats, examples)
+    card = dataset_card(plan.name, plan.seed, plan.rooms, stats, examples,
+                        {config: shard_files(out, manifest, config) for config in plan.outputs})
     write_atomic(out / "README.md", lambda target: target.write_text(card, encoding="utf-8"))
     manifest["complete"] = True
     write_manifest(out, manifest)

@@ -1,4 +1,4 @@
-"""The view from the south door (design.md section 0): `south_door.png`, a perspective view looking north.
+"""The view from the south door (docs/semantics.md section 12): `south_door.png`, a perspective view looking north.
 
 Drawn from the scene record and the heights its house JSON adds (each object's height above the
 floor, the wall height, the openings' heights). The camera stands behind the door, outside the

@@ -1,4 +1,4 @@
-"""The top-down plan of a scene (design.md section 0): `top_down.png`, drawn from the scene record alone.
+"""The top-down plan of a scene (docs/semantics.md section 12): `top_down.png`, drawn from the scene record alone.
 
 North up, east right, one pixel scale for both axes. Floor, walls, the door (a gap in the bottom
 wall, labelled) and windows (light blue in the walls); every object is its oriented footprint

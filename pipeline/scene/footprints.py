@@ -1,4 +1,4 @@
-"""Footprints: an object's bounding-box base on the floor, and the walls it touches (design.md sections 2-3).
+"""Footprints: an object's bounding-box base on the floor, and the walls it touches (docs/semantics.md sections 2-3).
 
 Footprint. An object's footprint is its asset's bounding box base (x = width, z = depth, in the
 asset's own frame) rotated by its yaw about its centre. The sign of the yaw is ProcTHOR's (and

@@ -1,4 +1,4 @@
-"""Objects of a scene: ProcTHOR's top-level objects as records, and the prominence rule (design.md section 2).
+"""Objects of a scene: ProcTHOR's top-level objects as records, and the prominence rule (docs/semantics.md section 2).
 
 Prominence. The rule is data, `pipeline/data/prominence.json`: a top-level object is prominent
 when it stands on the floor and its type is listed as large furniture (and not listed as

@@ -1,7 +1,7 @@
 """The one place where Unity is replaced: ProcTHOR's pre-physics stages without an AI2-THOR build.
 
 ProcTHOR's `HouseGenerator` needs a `Controller` (a Unity process) for very little before the
-physics stages (design.md section 1, re-measured on procthor==0.0.1.dev2 by running the
+physics stages (docs/semantics.md section 1, re-measured on procthor==0.0.1.dev2 by running the
 generator with a recording stand-in):
 
 * `HouseGenerator.set_seed` sends `SetRandomSeed` (seeds Unity's physics RNG; no reply used);

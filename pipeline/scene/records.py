@@ -2,7 +2,7 @@
 
 A scene file on disk holds ProcTHOR's house JSON and a `Scene` (pipeline.scene.scene_file); the
 file's JSON Schema is derived from these declarations (schemas/scene.schema.json is a generated
-copy). Coordinates are metres in the world frame of design.md section 1: x east, z north, the
+copy). Coordinates are metres in the world frame of docs/semantics.md section 1: x east, z north, the
 room the square [0, side] x [0, side].
 """
 

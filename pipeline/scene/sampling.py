@@ -1,4 +1,4 @@
-"""Sampling: seeded ProcTHOR single-room houses and their scene records (design.md section 1).
+"""Sampling: seeded ProcTHOR single-room houses and their scene records (docs/semantics.md section 1).
 
 House k of global seed S is a pure function of (S, k):
 

@@ -1,4 +1,4 @@
-"""The exact consistency checker (design.md section 5).
+"""The exact consistency checker (docs/semantics.md section 9).
 
 The question: which of the nine directions of query[0] relative to query[1] leave the facts
 satisfiable on the d x d grid. Variables are objects, values are cells, constraints are facts.

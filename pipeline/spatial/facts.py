@@ -1,7 +1,7 @@
-"""The facts of a story, computed from the snapped cells of a raster (design.md section 4).
+"""The facts of a story, computed from the snapped cells of a raster (docs/semantics.md section 6).
 
 Because every fact is read off the raster, the rasterised scene satisfies all of them: the
-witness invariant of design.md section 3.
+witness invariant of docs/semantics.md section 9.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The rasterised domain: the one definition of cells and of snapping to wall contact (design.md section 3)."""
+"""The rasterised domain: the one definition of cells and of snapping to wall contact (docs/semantics.md section 3)."""
 
 from __future__ import annotations
 

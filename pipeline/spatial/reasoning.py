@@ -2,7 +2,7 @@
 
 Only the story's direction facts are links, usable in either orientation (via the converse).
 Composition of the nine directions is the product of the per-axis point-algebra compositions
-(design.md section 6): on one axis, < then < gives <, < then = gives <, < then > gives any of the
+(docs/semantics.md section 13): on one axis, < then < gives <, < then = gives <, < then > gives any of the
 three; a set composes element-wise and the results unite. The path is a proof sketch, not the
 checker: other facts (shortcuts, regions, distances, the grid's size) can narrow the answer
 further, which is what `decides` records.

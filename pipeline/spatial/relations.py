@@ -1,6 +1,6 @@
 """Relation codes, their meaning on the grid and their words, read from pipeline/data/relations.json.
 
-Four kinds of relation (design.md section 3):
+Four kinds of relation (docs/semantics.md section 4):
 - direction: binary, cardinal direction calculus on cells, "A is <code> of B";
 - region: unary, which of the 3 x 3 bands of the room a cell lies in;
 - wall: unary, TPP (a border cell) or NTPP;

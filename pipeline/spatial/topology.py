@@ -1,4 +1,4 @@
-"""RCC-8 between footprints, and between each footprint and the floor of the room (design.md section 6).
+"""RCC-8 between footprints, and between each footprint and the floor of the room (docs/semantics.md section 10).
 
 Footprints are snapped to a grid of PRECISION metres before any predicate: exact contact is
 fragile in floats, and the rcc8 setting's stories state the snapped corners, so a reader who

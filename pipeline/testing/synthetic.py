@@ -1,6 +1,6 @@
 """Random rooms and fact sets for testing and benchmarking the spatial core without ProcTHOR.
 
-Rotated boxes in a square room of side 4.8-6.6 m (ProcTHOR's range, design.md section 1), a
+Rotated boxes in a square room of side 4.8-6.6 m (ProcTHOR's range, docs/semantics.md section 1), a
 share of them pushed against a wall or into a corner, some within WALL_TOLERANCE of a wall
 and some just beyond it, so that wall contact and snapping are exercised.
 """

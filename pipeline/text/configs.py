@@ -1,4 +1,4 @@
-"""Configurations: the (n, m, d) of a base configuration and its published name, n5_m4_d144 (design.md section 4)."""
+"""Configurations: the (n, m, d) of a base configuration and its published name, n5_m4_d144 (docs/semantics.md section 7)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Items: one room and one configuration in, that room's rows out (design.md section 4).
+"""Items: one room and one configuration in, that room's rows out (docs/semantics.md section 8).
 
 For a room and a configuration (n, m, d): n prominent objects in a seeded order o_1 ... o_n, the
 m described pairs in bands, the question pair (o_1, o_n); then for each of the 8 settings and

@@ -126,7 +126,8 @@ def prompt_text(style: str, *, story: str, question: str, options: Iterable[str]
         raise RoomspaceError(f"unknown prompt style {style!r}; expected one of {', '.join(STYLES)}")
     kind_ = row_kind(setting, modality)
     fields = {"story": story, "question": question, "options": ", ".join(options),
-              "instructions": templates["instructions"][question_type], "task": templates["task"][kind_]}
+              "instructions": templates["instructions"]["image" if kind_ == "image" else "story"][question_type],
+              "task": templates["task"][kind_]}
     if "{definitions}" in templates["styles"][style]:
         fields["definitions"] = definitions(kind_, view, d, frozenset(relations))
     return "\n\n".join(section.format(**fields) for section in templates["styles"][style])

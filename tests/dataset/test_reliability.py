@@ -174,7 +174,10 @@ def test_dask_cluster_writes_the_same_bytes(scenes, reference, tmp_path):
     assert files(out) == files(reference)
 
 
-def test_unreachable_scheduler_is_a_clear_error(scenes, tmp_path):
+def test_unreachable_scheduler_is_a_clear_error(scenes, tmp_path, monkeypatch):
+    import pipeline.parallel
+
+    monkeypatch.setattr(pipeline.parallel, "DASK_CONNECT_SECONDS", 2)  # nothing listens there: no need to wait long
     with pytest.raises(RoomspaceError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
         build(plan(), scenes, tmp_path / NAME, progress=False, scheduler="tcp://127.0.0.1:9")
     assert not (tmp_path / NAME).exists()

@@ -1,4 +1,4 @@
-"""A house's bytes depend on (seed, index) only, whatever else the sampling process does (design.md section 1).
+"""A house's bytes depend on (seed, index) only, whatever else the sampling process does (docs/semantics.md section 1).
 
 ProcTHOR draws from the process-global `random` and `numpy.random` states, so any other thread
 of the process drawing from them while a house is sampled would change the house; a Dask worker

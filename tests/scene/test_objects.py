@@ -1,4 +1,4 @@
-"""Footprints and the prominence rule (design.md section 2)."""
+"""Footprints and the prominence rule (docs/semantics.md section 2)."""
 
 from __future__ import annotations
 

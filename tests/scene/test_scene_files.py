@@ -1,4 +1,4 @@
-"""Scenes: determinism, geometry, the scene files and bad input (design.md section 1).
+"""Scenes: determinism, geometry, the scene files and bad input (docs/semantics.md section 1).
 
 Sampling costs ~2-3 s a room, so a few rooms are sampled once per session (SEED 45, houses
 0-3: one of each room type) and shared.

@@ -33,7 +33,7 @@ def story(data, n: int, d: int, setting: str):
     return setting_facts(raster, names, pairs, setting), names, raster.cells
 
 
-# --- the layout-only table of design.md section 6 --------------------------------------------
+# --- the layout-only table (region of A by region of B), checked cell by cell --------------------------------------------
 
 DESIGN_TABLE = """
 | A \\ B | NW | N | NE | W | C | E | SW | S | SE |

@@ -43,7 +43,7 @@ def test_each_relation_on_constructed_footprints(a, b, expected):
 
 
 def by_predicates(a: Polygon, b: Polygon) -> str:
-    """design.md section 6 word for word: EQ first, then DC, EC, TPP/NTPP, their converses, PO."""
+    """The RCC-8 recipe of docs/semantics.md section 10: EQ first, then DC, EC, TPP/NTPP, their converses, PO."""
     if a.equals(b):
         return "EQ"
     if a.disjoint(b):
