@@ -1,0 +1,1 @@
+"""Tasks for the evaluation harnesses researchers use: lm-evaluation-harness and inspect_ai."""
