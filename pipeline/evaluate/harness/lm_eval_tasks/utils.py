@@ -1,0 +1,72 @@
+"""The hooks the RoomSpace task YAMLs name with `!function`: load a configuration's rows, keep one
+question type, score one answer.
+
+lm-evaluation-harness loads this file by its path (the module next to the YAML); it imports the
+project's own reader and scorer, so a row is read and an answer judged exactly as `roomspace score`
+does: an FR answer is right when the relations it names are the answer set, a YN answer when its
+Yes/No says whether the candidate is in the answer set, and an answer that does not parse is wrong.
+
+Where the rows are is the task metadata `roomspace_source` (a built folder, a Hub snapshot folder
+or OWNER/NAME, as `pipeline.evaluate.rows.open_rows` reads them); lm-eval passes the task's
+metadata, with `--metadata` (CLI) or `TaskManager(metadata=...)` merged over the YAML's, and its
+`dataset_kwargs` to `load_rows`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+from pipeline.errors import RoomspaceError
+from pipeline.evaluate.rows import open_rows
+from pipeline.evaluate.score import SCORE_COLUMNS, ScoreRow, score_item
+
+PLACEHOLDER = "OWNER/NAME"  # the YAML's roomspace_source until a user says where their copy is
+COLUMNS = (*SCORE_COLUMNS, "prompt")  # what scoring and the prompt need; stories, facts and images stay unread
+METRIC = {"YN": "yn_accuracy", "FR": "fr_exact"}
+SCORE_FIELDS = tuple(f.name for f in fields(ScoreRow))
+
+
+def load_rows(roomspace_source: str = PLACEHOLDER, roomspace_config: str | None = None, **_metadata):
+    """`custom_dataset`: one configuration's rows as a DatasetDict with a single "test" split.
+
+    lm-eval calls it with the task's metadata (version, model_args, ...) and dataset_kwargs as
+    keyword arguments; only `roomspace_source` and `roomspace_config` are read."""
+    import datasets
+    import pyarrow as pa
+
+    if not roomspace_source or roomspace_source == PLACEHOLDER:
+        raise RoomspaceError("the RoomSpace tasks need to know where the rows are: pass "
+                             "--metadata roomspace_source=FOLDER_OR_OWNER/NAME to lm_eval, or "
+                             "TaskManager(metadata={'roomspace_source': ...}) in Python")
+    if not roomspace_config:
+        raise RoomspaceError("a RoomSpace task needs dataset_kwargs: {roomspace_config: <configuration>}")
+    rows = open_rows(roomspace_source)
+    (config,) = rows.choose(roomspace_config)
+    table = pa.concat_tables(list(rows.batches(config, COLUMNS)))
+    return datasets.DatasetDict({"test": datasets.Dataset(table)})
+
+
+def _items(dataset, question_type: str):
+    kinds = dataset["question_type"]
+    return dataset.select([k for k, kind in enumerate(kinds) if kind == question_type])
+
+
+def yn_items(dataset):
+    """`process_docs` of the YN tasks."""
+    return _items(dataset, "YN")
+
+
+def fr_items(dataset):
+    """`process_docs` of the FR tasks."""
+    return _items(dataset, "FR")
+
+
+def score_row(doc: dict) -> ScoreRow:
+    values = {name: doc.get(name) for name in SCORE_FIELDS}  # `modality` is only in vision configurations
+    return ScoreRow(**{**values, "answer_set": tuple(values["answer_set"]), "options": tuple(values["options"])})
+
+
+def process_results(doc: dict, results: list) -> dict[str, float]:
+    """One answer (the first generation) scored by the project's scorer: 1.0 right, 0.0 wrong or unparseable."""
+    row = score_row(doc)
+    return {METRIC[row.question_type]: float(score_item(row, results[0]).correct[0, 0])}

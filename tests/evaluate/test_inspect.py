@@ -1,0 +1,203 @@
+"""RoomSpace as an inspect_ai task (pipeline/evaluate/harness/inspect_tasks.py), offline: inspect's mock
+model answers every kind of configuration with a known mixture of right, wrong, unparseable and
+truncated answers, and inspect's YN accuracy and FR exact match equal what `roomspace score` gives
+for the same answers."""
+
+import base64
+import json
+import shutil
+import zlib
+from pathlib import Path
+
+import pytest
+from conftest import SCENE_SEED
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import read_eval_log
+from inspect_ai.model import ChatMessageUser, ContentImage, ContentText, ModelOutput, ModelUsage, get_model
+from inspect_ai.scorer import CORRECT, INCORRECT, NOANSWER
+
+from pipeline.dataset.build import BuildPlan, build
+from pipeline.errors import RoomspaceError
+from pipeline.evaluate.harness.inspect_tasks import TASK_NAME, log_predictions, main, roomspace
+from pipeline.evaluate.report import evaluate
+from pipeline.evaluate.rows import open_rows
+from pipeline.spatial.relations import DIRECTIONS, relation_words
+from pipeline.text.configs import parse_configs
+
+BASE = "n3_m2_d81"
+TWIN, VISION = f"twin_{BASE}", f"vision_{BASE}"
+KINDS = ("right", "wrong", "unparseable", "truncated", "reasoned")  # what the mock model answers, by item id
+DATA_URI = "data:image/png;base64,"
+SYSTEM = "mock"  # the predictions file's stem: the system's name in the report
+
+# inspect_ai's model retry set-up passes tenacity a parameter tenacity has deprecated: not this project's
+pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")
+
+
+@pytest.fixture(scope="module")
+def small(scenes, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("inspect") / "roomspace-inspect"
+    configs = parse_configs(BASE)
+    build(BuildPlan("roomspace-inspect", SCENE_SEED, 2, configs, vision=configs, twins=configs), scenes, out,
+          workers=1, progress=False)
+    return out
+
+
+def kind(item_id: str) -> str:
+    return KINDS[zlib.crc32(item_id.encode()) % len(KINDS)]
+
+
+def answer(item_id: str, metadata: dict) -> ModelOutput:
+    """The mock model's answer to an item: right, wrong, unparseable, cut at the token limit (the
+    right text, which must not count), or right after some reasoning and in the view's words."""
+    truth = metadata["answer_set"]
+    if metadata["question_type"] == "YN":
+        right = "Yes" if metadata["candidate"] in truth else "No"
+        wrong = "No" if right == "Yes" else "Yes"
+        worded = right
+    else:
+        right = ", ".join(truth)
+        wrong = ", ".join(truth[:-1]) if len(truth) > 1 else next(c for c in DIRECTIONS if c != truth[0])
+        worded = ", ".join(relation_words(code, metadata["view"], "label") for code in truth)
+    text, stop = {"right": (right, "stop"), "wrong": (wrong, "stop"),
+                  "unparseable": ("Perhaps; it is hard to say.", "stop"),
+                  "truncated": (right, "max_tokens"),
+                  "reasoned": (f"Reading the story fact by fact.\nAnswer: {worded}", "stop")}[kind(item_id)]
+    output = ModelOutput.from_content("mockllm/model", text, stop_reason=stop)
+    # with usage given, mockllm does not count tokens (tiktoken would download its encoding: no network here)
+    output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+    return output
+
+
+def parts(message: ChatMessageUser) -> tuple[str, bytes | None]:
+    """(text, PNG) of a user message: a string, or an image part then a text part."""
+    if isinstance(message.content, str):
+        return message.content, None
+    image, text = message.content
+    assert isinstance(image, ContentImage) and isinstance(text, ContentText)
+    assert image.image.startswith(DATA_URI)
+    return text.text, base64.b64decode(image.image.removeprefix(DATA_URI))
+
+
+class MockAnswers:
+    """mockllm's custom_outputs: finds the sample a request is for by its text and image."""
+
+    def __init__(self, task) -> None:
+        self.items = {}
+        for sample in task.dataset:
+            (message,) = sample.input if isinstance(sample.input, list) else [ChatMessageUser(content=sample.input)]
+            self.items[parts(message)] = (sample.id, sample.metadata)
+        assert len(self.items) == len(task.dataset), "two samples send the same input"
+        self.received: dict[str, bytes | None] = {}  # id -> the image the model was sent
+
+    def __call__(self, messages, tools, tool_choice, config) -> ModelOutput:
+        (message,) = messages
+        text, image = parts(message)
+        item_id, metadata = self.items[(text, image)]
+        self.received[item_id] = image
+        return answer(item_id, metadata)
+
+
+def run(task, log_dir: Path):
+    mock = MockAnswers(task)
+    (log,) = inspect_eval(task, model=get_model("mockllm/model", custom_outputs=mock), log_dir=str(log_dir),
+                          display="none")
+    assert log.status == "success", log.error
+    return log, mock
+
+
+@pytest.mark.parametrize("config", [BASE, TWIN, VISION])
+def test_inspect_scores_equal_roomspace_score_for_the_same_answers(small, config, tmp_path):
+    task = roomspace(source=str(small), config=config)
+    rows = {row["id"]: row for row in open_rows(small).rows([config])}
+    assert [sample.id for sample in task.dataset] == list(rows)
+    log, mock = run(task, tmp_path / "logs")
+    samples = {sample.id: sample for sample in log.samples}
+    assert set(samples) == set(rows)
+
+    # each item scored by its kind of answer; the metadata carries what scoring needs, not the row
+    kinds = {item_id: kind(item_id) for item_id in rows}
+    for item_id, sample in samples.items():
+        score = sample.scores["roomspace_scorer"]
+        assert set(sample.metadata) >= {"question_type", "answer_set", "candidate", "options", "view", "config",
+                                        "setting"}
+        assert not set(sample.metadata) & {"prompt", "story", "image", "facts"}
+        assert sample.metadata["config"] == config
+        expected = {"right": CORRECT, "reasoned": CORRECT, "wrong": INCORRECT, "unparseable": NOANSWER,
+                    "truncated": NOANSWER}[kinds[item_id]]
+        assert score.value == expected, (item_id, kinds[item_id], sample.output.completion, score.explanation)
+        assert score.metadata["truncated"] == (kinds[item_id] == "truncated")
+        if kinds[item_id] == "unparseable":
+            assert score.explanation.startswith("unparseable")
+
+    # the same answers as a predictions file, read back from the log on disk, scored by `roomspace score`
+    records = list(log_predictions(read_eval_log(log.location)))
+    assert records == [{"id": item_id, "prediction": sample.output.completion}
+                       | ({"truncated": True} if kinds[item_id] == "truncated" else {})
+                       for item_id, sample in samples.items()]
+    predictions = tmp_path / f"{SYSTEM}.jsonl"
+    predictions.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    (group,) = evaluate(str(small), config, [predictions], []).groups
+    reference = group.overall.systems[SYSTEM]
+    metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
+    assert metrics["yn_accuracy"] == pytest.approx(reference.yn_accuracy.value, abs=1e-12)
+    assert metrics["fr_exact"] == pytest.approx(reference.fr_exact.value, abs=1e-12)
+    assert 0 < metrics["yn_accuracy"] < 1 and 0 < metrics["fr_exact"] < 1  # a mixture, not a constant
+    statuses = [sample.scores["roomspace_scorer"].metadata["status"] for sample in samples.values()]
+    assert statuses.count("unparseable") == reference.unparseable > 0
+    assert statuses.count("truncated") == reference.truncated > 0
+    correct = sum(kinds[i] in ("right", "reasoned") for i in rows)
+    assert metrics["accuracy"] == pytest.approx(correct / len(rows), abs=1e-12)
+    assert {"stderr", "yn_accuracy_stderr", "fr_exact_stderr"} <= set(metrics)
+
+    # vision items carry their row's image, before the text, and the model receives exactly that
+    for sample in task.dataset:
+        row = rows[sample.id]
+        if config == VISION:
+            (message,) = sample.input
+            text, image = parts(message)
+            assert image == row["image"]["bytes"] and text == row["prompt"]
+            assert mock.received[sample.id] == row["image"]["bytes"]
+        else:
+            assert sample.input == row["prompt"]
+            assert mock.received[sample.id] is None
+
+
+def test_the_task_runs_by_its_registered_name_with_filters(small, tmp_path, capsys):
+    """As `inspect eval roomspace/roomspace -T ...` finds it: by name, through the entry point."""
+    task = roomspace(source=str(small), config=BASE, question_type="YN", limit_rooms=1)
+    rows = [row for row in open_rows(small).rows([BASE]) if row["question_type"] == "YN"]
+    first_room = rows[0]["room_id"]
+    assert [sample.id for sample in task.dataset] == [row["id"] for row in rows if row["room_id"] == first_room]
+    mock = MockAnswers(task)
+    (log,) = inspect_eval(TASK_NAME, task_args={"source": str(small), "config": BASE, "question_type": "YN",
+                                                "limit_rooms": 1},
+                          model=get_model("mockllm/model", custom_outputs=mock), log_dir=str(tmp_path / "logs"),
+                          display="none")
+    assert log.status == "success", log.error
+    assert log.eval.task == TASK_NAME
+    assert {sample.id for sample in log.samples} == {sample.id for sample in task.dataset}
+    assert set(log.results.scores[0].metrics) >= {"accuracy", "stderr", "yn_accuracy"}
+    assert "fr_exact" not in log.results.scores[0].metrics
+
+    # the log's answers as predictions JSON lines, from the shell
+    main([log.location])
+    printed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert printed == list(log_predictions(log)) and len(printed) == len(task.dataset)
+
+
+def test_a_hub_snapshot_the_default_configuration_and_refusals(small, tmp_path):
+    rows = open_rows(small)
+    assert {sample.metadata["config"] for sample in roomspace(source=str(small)).dataset} == {rows.default}
+    snapshot = tmp_path / "snapshot"  # what `push` uploads: the card and data/, no manifest
+    shutil.copytree(small / "data", snapshot / "data")
+    shutil.copy(small / "README.md", snapshot)
+    for config in (BASE, VISION):
+        assert list(MockAnswers(roomspace(source=str(snapshot), config=config)).items.items()) == \
+            list(MockAnswers(roomspace(source=str(small), config=config)).items.items())
+    with pytest.raises(RoomspaceError, match="no configuration"):
+        roomspace(source=str(small), config="n9_m9_d81")
+    with pytest.raises(RoomspaceError, match="question type"):
+        roomspace(source=str(small), config=BASE, question_type="MC")
+    with pytest.raises(RoomspaceError, match="limit_rooms"):
+        roomspace(source=str(small), config=BASE, limit_rooms=0)
