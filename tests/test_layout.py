@@ -53,10 +53,10 @@ def test_schema_files_are_the_ones_derived_from_the_records(name, schema):
         "schemas/ is stale: run `roomspace schemas`"
 
 
-@pytest.mark.slow
-def test_the_wheel_installs_and_builds_in_a_fresh_environment(tmp_path):
-    """As a new user (or a Dask worker) would: the wheel alone, the pinned dependencies, no checkout."""
-    source, wheels = tmp_path / "source", tmp_path / "wheels"  # a copy: setuptools writes build/ beside it
+def wheel_and_venv(tmp_path: Path) -> tuple[Path, Path]:
+    """The package's wheel, built from a copy of the sources (setuptools writes build/ beside them),
+    and a fresh virtual environment."""
+    source, wheels = tmp_path / "source", tmp_path / "wheels"
     shutil.copytree(REPO / "pipeline", source / "pipeline", ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(REPO / name, source)
@@ -65,10 +65,20 @@ def test_the_wheel_installs_and_builds_in_a_fresh_environment(tmp_path):
     (wheel,) = wheels.glob("roomspace-*.whl")
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
-    python = env_dir / "bin" / "python"
-    pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    subprocess.run([*pip, "-r", str(REPO / "requirements.lock")], check=True)
-    subprocess.run([*pip, "--no-deps", str(wheel)], check=True)
+    return wheel, env_dir
+
+
+def pip_install(env_dir: Path, *args: str) -> None:
+    subprocess.run([str(env_dir / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                    *args], check=True)
+
+
+@pytest.mark.slow
+def test_the_wheel_installs_and_builds_in_a_fresh_environment(tmp_path):
+    """As a new user (or a Dask worker) would: the wheel alone, the pinned dependencies, no checkout."""
+    wheel, env_dir = wheel_and_venv(tmp_path)
+    pip_install(env_dir, "-r", str(REPO / "requirements.lock"))
+    pip_install(env_dir, "--no-deps", str(wheel))
     work = tmp_path / "elsewhere"  # not the checkout: nothing may be read from beside the package
     work.mkdir()
     roomspace = str(env_dir / "bin" / "roomspace")
@@ -79,3 +89,30 @@ def test_the_wheel_installs_and_builds_in_a_fresh_environment(tmp_path):
                             "--quiet", "--workers", "1"], cwd=work, env=env, check=True, capture_output=True, text=True)
     assert "out/two: " in built.stdout and " rows (" in built.stdout
     assert subprocess.run([roomspace, "validate", "out/two"], cwd=work, env=env, check=True).returncode == 0
+
+
+@pytest.mark.slow
+def test_the_light_install_evaluates_without_the_generator(scenes, tmp_path):
+    """`pip install roomspace` without extras: read a build, make prompts, score; no ProcTHOR, Shapely or Dask."""
+    from conftest import SCENE_SEED
+
+    from pipeline.dataset.build import BuildPlan, build
+    from pipeline.text.configs import parse_configs
+
+    out = tmp_path / "light-build"
+    build(BuildPlan(out.name, SCENE_SEED, 2, parse_configs("n3_m2_d81")), scenes, out, workers=1, progress=False)
+    wheel, env_dir = wheel_and_venv(tmp_path)
+    pip_install(env_dir, str(wheel), "-c", str(REPO / "requirements.lock"))  # the light set, at the pinned versions
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    absent = ("procthor", "ai2thor", "moviepy", "shapely", "dask", "datasets", "jsonschema", "pandas")
+    check = f"import importlib.util; print([m for m in {absent!r} if importlib.util.find_spec(m)])"
+    found = subprocess.run([str(env_dir / "bin" / "python"), "-c", check], env=env, cwd=tmp_path, check=True,
+                           capture_output=True, text=True)
+    assert found.stdout.strip() == "[]"
+    roomspace = str(env_dir / "bin" / "roomspace")
+    scored = subprocess.run([roomspace, "score", str(out), "--baseline", "checker", "--quiet"], env=env, cwd=tmp_path,
+                            check=True, capture_output=True, text=True)
+    assert "| checker | 68 | 0 | 0 | 0 | 100.0 [" in scored.stdout
+    prompts = subprocess.run([roomspace, "prompts", str(out)], env=env, cwd=tmp_path, check=True, capture_output=True,
+                             text=True)
+    assert len(prompts.stdout.splitlines()) == 68
