@@ -159,40 +159,52 @@ def read_predictions(path: Path, index: dict[str, int], rows: list[ScoreRow], kn
     request (no answer). Ids of other configurations of the benchmark (`known`) are skipped; an id
     it does not have, a repeated (id, sample) or a malformed line is an error naming the line."""
     try:
-        text = path.read_text(encoding="utf-8")
+        outcomes = _read_predictions(path, index, rows, known)
     except FileNotFoundError:
         raise RoomspaceError(f"predictions file {path} does not exist") from None
     except UnicodeDecodeError:
         raise RoomspaceError(f"predictions file {path} is not UTF-8 text") from None
+    return outcomes
+
+
+def _read_predictions(path: Path, index: dict[str, int], rows: list[ScoreRow], known: set[str]) -> Outcomes:
     outcomes = Outcomes.empty(len(rows))
     seen: set[tuple[str, int]] = set()
-    for number, line in enumerate(text.split("\n"), 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            record = json.loads(line)
-        except ValueError:
-            raise RoomspaceError(f"{where}: not a JSON object") from None
-        if not isinstance(record, dict) or not isinstance(record.get("id"), str) or "prediction" not in record:
-            raise RoomspaceError(f'{where}: expected {{"id": "...", "prediction": "..."}}')
-        item_id, answer, sample = record["id"], record["prediction"], record.get("sample", 0)
-        if answer is not None and not isinstance(answer, str):
-            raise RoomspaceError(f"{where}: prediction for {item_id} is not text")
-        if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
-            raise RoomspaceError(f"{where}: sample must be a whole number >= 0, got {sample!r}")
-        if item_id not in known:
-            raise RoomspaceError(f"{where}: id {item_id} is not an item of this benchmark")
-        if (item_id, sample) in seen:
-            raise RoomspaceError(f"{where}: a second prediction for {item_id}" + (f", sample {sample}" if sample else ""))
-        seen.add((item_id, sample))
-        k = index.get(item_id)
-        if k is None:
-            continue  # an item of a configuration not being scored
-        if sample >= outcomes.rounds:
-            outcomes.grow(sample + 1)
-        outcomes.record(k, sample, rows[k], answer, bool(record.get("truncated", False)))
+    # Read line by line (a file of long answers need not fit in memory twice); newline="\n" splits on
+    # "\n" alone, where str.splitlines would also split inside an answer holding U+2028.
+    with open(path, encoding="utf-8", newline="\n") as lines:
+        for number, line in enumerate(lines, 1):
+            _record_line(outcomes, seen, f"{path}:{number}", line, index, rows, known)
     return outcomes
+
+
+def _record_line(outcomes: Outcomes, seen: set, where: str, line: str, index: dict[str, int], rows: list[ScoreRow],
+                 known: set[str]) -> None:
+    """One predictions line into `outcomes`; `seen` holds the (id, sample) pairs read so far."""
+    if not line.strip():
+        return
+    try:
+        record = json.loads(line)
+    except ValueError:
+        raise RoomspaceError(f"{where}: not a JSON object") from None
+    if not isinstance(record, dict) or not isinstance(record.get("id"), str) or "prediction" not in record:
+        raise RoomspaceError(f'{where}: expected {{"id": "...", "prediction": "..."}}')
+    item_id, answer, sample = record["id"], record["prediction"], record.get("sample", 0)
+    if answer is not None and not isinstance(answer, str):
+        raise RoomspaceError(f"{where}: prediction for {item_id} is not text")
+    if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
+        raise RoomspaceError(f"{where}: sample must be a whole number >= 0, got {sample!r}")
+    if item_id not in known:
+        raise RoomspaceError(f"{where}: id {item_id} is not an item of this benchmark")
+    if (item_id, sample) in seen:
+        raise RoomspaceError(f"{where}: a second prediction for {item_id}" + (f", sample {sample}" if sample else ""))
+    seen.add((item_id, sample))
+    k = index.get(item_id)
+    if k is None:
+        return  # an item of a configuration not being scored
+    if sample >= outcomes.rounds:
+        outcomes.grow(sample + 1)
+    outcomes.record(k, sample, rows[k], answer, bool(record.get("truncated", False)))
 
 
 def baseline_outcomes(name: str, rows: list[ScoreRow], seed: int) -> Outcomes:
