@@ -1,0 +1,36 @@
+"""The hooks the RoomSpace vision task YAMLs name with `!function` (lmms-eval loads this file by its
+path, the module next to the YAML).
+
+The rows come from `datasets.load_dataset(dataset_path, name=dataset_name)`, as lmms-eval loads
+every task's data; the question type is kept, and an answer scored, by the same hooks the
+lm-evaluation-harness tasks use (pipeline.evaluate.harness.lm_eval_tasks.utils), so an answer is
+judged exactly as `roomspace score` judges it: the first generation, 1.0 right, 0.0 wrong or
+unparseable.
+"""
+
+from __future__ import annotations
+
+import io
+
+from pipeline.evaluate.harness.lm_eval_tasks.utils import fr_items, process_results, yn_items
+
+__all__ = ["doc_to_text", "doc_to_visual", "fr_items", "process_results", "yn_items"]
+
+
+def doc_to_visual(doc: dict) -> list:
+    """The row's image as a one-element list of RGB PIL images.
+
+    `datasets` decodes the card's Image column to a PIL image; a row read straight from Parquet
+    has it as {"bytes", "path"}: both are accepted."""
+    from PIL import Image
+
+    image = doc["image"]
+    if isinstance(image, dict):
+        image = Image.open(io.BytesIO(image["bytes"]))
+    return [image.convert("RGB")]
+
+
+def doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
+    """The row's prompt, between the (by default empty) pre_prompt and post_prompt a model's kwargs may set."""
+    kwargs = lmms_eval_specific_kwargs or {}
+    return f"{kwargs.get('pre_prompt', '')}{doc['prompt']}{kwargs.get('post_prompt', '')}"

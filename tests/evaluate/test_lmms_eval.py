@@ -1,0 +1,187 @@
+"""The lmms-eval tasks (pipeline/evaluate/harness/lmms_eval_tasks) score as `roomspace score` does.
+
+lmms-eval itself is not installed (too heavy): the YAMLs are parsed with a loader that records
+`!function` tags, and the hooks are called as lmms-eval 0.7.3 calls them: rows from
+`datasets.load_dataset(dataset_path, name=dataset_name)[test_split]`, `process_docs` on them,
+`doc_to_visual` / `doc_to_text` on a row with its image, `process_results(doc, [answer])` on the
+row without it; the mean of each task's metric must equal the project's report for the same answers.
+"""
+
+import importlib.util
+import io
+import json
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from conftest import SCENE_SEED
+
+from pipeline.dataset.build import BuildPlan, build
+from pipeline.evaluate.harness.lmms_eval_tasks import PLACEHOLDER, TASKS_DIR, write_tasks
+from pipeline.evaluate.report import evaluate
+from pipeline.text.configs import parse_configs
+
+datasets = pytest.importorskip("datasets")  # the `harness` extra
+from PIL import Image  # noqa: E402
+
+CONFIG = "vision_n5_m4_d81"  # built here; the YAMLs name vision_n5_m4_d144, swapped by `dataset_name`
+TASKS = {"YN": "roomspace_vision_n5_m4_d144_yn", "FR": "roomspace_vision_n5_m4_d144_fr"}
+GROUP = "roomspace_vision_n5_m4_d144"
+METRIC = {"YN": "yn_accuracy", "FR": "fr_exact"}
+SYSTEM = "stub"
+
+
+class Function(str):
+    """A `!function` target, kept as its dotted name."""
+
+
+class TaskLoader(yaml.SafeLoader):
+    pass
+
+
+TaskLoader.add_constructor("!function", lambda loader, node: Function(loader.construct_scalar(node)))
+
+
+def read_yaml(path: Path) -> dict:
+    """One YAML with its `include`s merged under it, as lmms-eval merges them."""
+    config = yaml.load(path.read_text(encoding="utf-8"), Loader=TaskLoader)
+    merged = {}
+    for include in reversed([config.pop("include")] if isinstance(config.get("include"), str)
+                            else config.pop("include", [])):
+        merged.update(read_yaml(path.parent / include))
+    return {**merged, **config}
+
+
+def load_utils(folder: Path):
+    """utils.py loaded by its path, as lmms-eval's `!function` constructor loads it."""
+    spec = importlib.util.spec_from_file_location("utils", folder / "utils.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def hook(utils, target: Function):
+    module, name = target.split(".")
+    assert module == "utils"
+    return getattr(utils, name)
+
+
+def right_wrong_or_unparseable(row: dict) -> str:
+    kind = zlib.crc32(row["id"].encode("utf-8")) % 3
+    if row["question_type"] == "YN":
+        if kind == 2:
+            return "Perhaps; the picture is unclear on this."
+        possible = row["candidate"] in row["answer_set"]
+        return "Looking at the image.\nAnswer: " + ("Yes" if (possible if kind == 0 else not possible) else "No")
+    if kind == 2:
+        return "Maybe " + row["options"][0] + "."
+    if kind == 0:
+        return "Answer: " + row["answer"]
+    wrong = ", ".join(row["options"]) if len(row["answer_set"]) < len(row["options"]) else row["options"][0]
+    return "Answer: " + wrong
+
+
+@pytest.fixture(scope="module")
+def built(scenes, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("lmms-eval") / "roomspace-lmms"
+    build(BuildPlan("roomspace-lmms", SCENE_SEED, 2, parse_configs("n5_m4_d81"), vision=parse_configs("n5_m4_d81")),
+          scenes, out, workers=1, progress=False)
+    return out
+
+
+@pytest.fixture(scope="module")
+def tasks(built, tmp_path_factory) -> Path:
+    return write_tasks(built, tmp_path_factory.mktemp("lmms-tasks"))
+
+
+def test_every_yaml_parses_and_names_hooks_that_exist():
+    utils = load_utils(TASKS_DIR)
+    configs = {path.name: read_yaml(path) for path in TASKS_DIR.glob("*.yaml")}
+    targets = set()
+
+    def walk(value):
+        if isinstance(value, Function):
+            targets.add(value)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    for config in configs.values():
+        walk(config)
+    assert {"utils.doc_to_visual", "utils.doc_to_text", "utils.process_results", "utils.yn_items",
+            "utils.fr_items"} <= targets
+    for target in targets:
+        assert callable(hook(utils, target)), target
+    named = {config["task"]: config for config in configs.values() if "task" in config and "group" not in config}
+    assert set(named) == set(TASKS.values())
+    for question_type, task in TASKS.items():
+        config = named[task]
+        assert config["dataset_path"] == PLACEHOLDER and config["dataset_name"] == "vision_n5_m4_d144"
+        assert config["output_type"] == "generate_until" and config["test_split"] == "test"
+        assert config["generation_kwargs"]["until"] == []  # lmms-eval's default would stop at a blank line
+        assert [m["metric"] for m in config["metric_list"]] == [METRIC[question_type]]
+    (group,) = [config for config in configs.values() if "group" in config]
+    assert group["group"] == GROUP and group["task"] == list(TASKS.values())
+
+
+def test_write_tasks_fills_in_the_location(built, tasks):
+    for path in TASKS_DIR.glob("*.yaml"):
+        config = read_yaml(tasks / path.name)
+        if "task" in config and "group" not in config:
+            assert config["dataset_path"] == str(built.resolve())
+    assert (tasks / "utils.py").read_text() == (TASKS_DIR / "utils.py").read_text()
+
+
+def test_the_hooks_score_as_roomspace_score_does(built, tasks, tmp_path):
+    utils = load_utils(tasks)
+    predictions = tmp_path / f"{SYSTEM}.jsonl"
+    means = {}
+    with predictions.open("w", encoding="utf-8") as file:
+        for question_type, task in TASKS.items():
+            config = read_yaml(tasks / f"{task}.yaml")
+            kwargs = config.get("dataset_kwargs") or {}
+            dataset = datasets.load_dataset(path=config["dataset_path"], name=CONFIG, **kwargs)
+            docs = hook(utils, config["process_docs"])(dataset[config["test_split"]])
+            no_image = docs.remove_columns("image")  # lmms-eval's docs for process_results
+            assert len(docs) > 0 and set(docs["question_type"]) == {question_type}
+            specific = config["lmms_eval_specific_kwargs"]["default"]
+            scores = []
+            for k, doc in enumerate(docs):
+                (image,) = hook(utils, config["doc_to_visual"])(doc)
+                assert isinstance(image, Image.Image) and image.mode == "RGB"
+                assert hook(utils, config["doc_to_text"])(doc, specific) == doc["prompt"]
+                assert hook(utils, config["doc_to_text"])(doc) == doc["prompt"]
+                answer = right_wrong_or_unparseable(doc)
+                file.write(json.dumps({"id": doc["id"], "prediction": answer}) + "\n")
+                result = hook(utils, config["process_results"])(no_image[k], [answer])
+                assert set(result) == {METRIC[question_type]}
+                scores.append(result[METRIC[question_type]])
+            assert {0.0, 1.0} == set(scores)
+            means[question_type] = float(np.mean(scores))
+    (group,) = evaluate(str(built), CONFIG, [predictions], []).groups
+    project = group.overall.systems[SYSTEM]
+    assert project.unparseable > 0
+    for question_type, mean in means.items():
+        ours = getattr(project, METRIC[question_type]).value
+        print(f"{TASKS[question_type]} on {CONFIG}: hooks {METRIC[question_type]} = {mean!r}, roomspace score = {ours!r}")
+        assert 0 < ours < 1 and mean == pytest.approx(ours, abs=1e-12)
+
+
+def test_doc_to_visual_gives_the_rows_image(built, tasks):
+    import pyarrow.parquet as pq
+
+    utils = load_utils(tasks)
+    (shard, *_) = sorted((built / "data" / CONFIG).glob("*.parquet"))
+    raw = pq.read_table(shard, columns=["id", "image"]).to_pylist()  # image: {"bytes", "path"}
+    loaded = {doc["id"]: doc for doc in datasets.load_dataset(str(built), name=CONFIG)["test"]}
+    for row in raw[:6]:
+        expected = np.asarray(Image.open(io.BytesIO(row["image"]["bytes"])).convert("RGB"))
+        (from_parquet,) = utils.doc_to_visual(row)  # a raw Parquet row
+        (from_datasets,) = utils.doc_to_visual(loaded[row["id"]])  # a row as lmms-eval holds it (PIL)
+        assert np.array_equal(np.asarray(from_parquet), expected)
+        assert np.array_equal(np.asarray(from_datasets), expected)
