@@ -24,10 +24,11 @@ numpy arrays: memory grows with the number of items, not with the rows' stories 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -68,6 +69,13 @@ class ScoreRow:
     hops: int
     answer_set_size: int
     modality: str | None
+
+    @classmethod
+    def of(cls, values: Mapping) -> ScoreRow:
+        """The scoring fields of a row dict or a harness sample's metadata (lists as tuples); a field
+        it lacks (`modality` outside vision configurations) is None."""
+        fields = {f.name: values.get(f.name) for f in dataclasses.fields(cls)}
+        return cls(**{**fields, "answer_set": tuple(fields["answer_set"]), "options": tuple(fields["options"])})
 
 
 def read_score_rows(rows: BenchmarkRows, configs: Sequence[str], progress: bool = False) -> list[ScoreRow]:

@@ -138,14 +138,6 @@ def sample(row: dict, style: str = DEFAULT_STYLE) -> Sample:
     return Sample(id=row["id"], input=content, target=row["answer"], metadata=metadata)
 
 
-def score_row(item_id: str, metadata: dict) -> ScoreRow:
-    """The ScoreRow a sample's metadata was made from."""
-    fields = {name: metadata.get(name) for name in ROW_FIELDS}
-    fields["answer_set"] = tuple(fields["answer_set"])
-    fields["options"] = tuple(fields["options"])
-    return ScoreRow(id=str(item_id), **fields)
-
-
 @scorer(metrics=[accuracy(), stderr(),
                  grouped(accuracy(), "measure", all=False),
                  grouped(stderr(), "measure", all=False, name_template="{group_name}_stderr")])
@@ -153,7 +145,7 @@ def roomspace_scorer() -> Scorer:
     """YN accuracy and FR exact match, by `pipeline.evaluate.score.score_item`."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        return judge(score_row(state.sample_id, state.metadata), state.output.completion,
+        return judge(ScoreRow.of({**state.metadata, "id": str(state.sample_id)}), state.output.completion,
                      state.output.stop_reason == TRUNCATED_STOP)
 
     return score

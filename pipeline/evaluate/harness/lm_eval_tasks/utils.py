@@ -14,8 +14,6 @@ metadata, with `--metadata` (CLI) or `TaskManager(metadata=...)` merged over the
 
 from __future__ import annotations
 
-from dataclasses import fields
-
 from pipeline.errors import RoomspaceError
 from pipeline.evaluate.rows import open_rows
 from pipeline.evaluate.score import SCORE_COLUMNS, ScoreRow, score_item
@@ -23,7 +21,6 @@ from pipeline.evaluate.score import SCORE_COLUMNS, ScoreRow, score_item
 PLACEHOLDER = "OWNER/NAME"  # the YAML's roomspace_source until a user says where their copy is
 COLUMNS = (*SCORE_COLUMNS, "prompt")  # what scoring and the prompt need; stories, facts and images stay unread
 METRIC = {"YN": "yn_accuracy", "FR": "fr_exact"}
-SCORE_FIELDS = tuple(f.name for f in fields(ScoreRow))
 
 
 def load_rows(roomspace_source: str = PLACEHOLDER, roomspace_config: str | None = None, **_metadata):
@@ -61,12 +58,7 @@ def fr_items(dataset):
     return _items(dataset, "FR")
 
 
-def score_row(doc: dict) -> ScoreRow:
-    values = {name: doc.get(name) for name in SCORE_FIELDS}  # `modality` is only in vision configurations
-    return ScoreRow(**{**values, "answer_set": tuple(values["answer_set"]), "options": tuple(values["options"])})
-
-
 def process_results(doc: dict, results: list) -> dict[str, float]:
     """One answer (the first generation) scored by the project's scorer: 1.0 right, 0.0 wrong or unparseable."""
-    row = score_row(doc)
+    row = ScoreRow.of(doc)
     return {METRIC[row.question_type]: float(score_item(row, results[0]).correct[0, 0])}
