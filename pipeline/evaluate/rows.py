@@ -56,14 +56,13 @@ class BenchmarkRows:
         """The configuration's rows one shard at a time, only `columns` (those the shards have)."""
         for path in self.files[config]:
             try:
-                if columns is None:
-                    yield pq.read_table(path)
-                else:
-                    present = set(pq.read_schema(path).names)
-                    yield pq.read_table(path, columns=[c for c in columns if c in present])
+                shard = pq.ParquetFile(path)
+                present = shard.schema_arrow.names
+                table = shard.read(columns=None if columns is None else [c for c in columns if c in present])
             except (OSError, pa.ArrowException) as error:
                 raise RoomspaceError(f"{path}: not a readable Parquet file ({error}); "
                                      "rebuild or re-download it") from None
+            yield table
 
     def rows(self, configs: Sequence[str], columns: Sequence[str] | None = None) -> Iterator[dict]:
         """Row dicts, made a few at a time: a vision shard's images never all become Python objects at once."""
@@ -76,9 +75,9 @@ class BenchmarkRows:
         """How many rows the configurations hold, from the Parquet footers."""
         return sum(pq.ParquetFile(path).metadata.num_rows for config in configs for path in self.files[config])
 
-    def ids(self) -> set[str]:
-        """The id of every row here, of every configuration: reads only the id column."""
-        return {i for config in self.configs for table in self.batches(config, ["id"])
+    def ids(self, configs: Sequence[str]) -> set[str]:
+        """The id of every row of `configs`: reads only the id column."""
+        return {i for config in configs for table in self.batches(config, ["id"])
                 for i in table.column("id").to_pylist()}
 
 

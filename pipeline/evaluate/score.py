@@ -385,7 +385,9 @@ def load_systems(rows: BenchmarkRows, score_rows: list[ScoreRow], prediction_fil
     if not prediction_files and not baselines:
         raise RoomspaceError("nothing to score: give --predictions FILE or --baseline NAME")
     index = {row.id: k for k, row in enumerate(score_rows)}
-    known = rows.ids() if prediction_files else set()
+    # Every id of the benchmark: those being scored are in hand, only the other configurations' are read.
+    scored = {row.config for row in score_rows}
+    known = set(index) | rows.ids([c for c in rows.configs if c not in scored]) if prediction_files else set()
     for path in prediction_files:
         if path.stem in systems:
             raise RoomspaceError(f"two predictions files are named {path.stem}; rename one")
