@@ -130,19 +130,11 @@ def example_section(examples: list[dict]) -> str:
 SIZE_CATEGORIES = ((10 ** 3, "n<1K"), (10 ** 4, "1K<n<10K"), (10 ** 5, "10K<n<100K"), (10 ** 6, "100K<n<1M"),
                    (10 ** 7, "1M<n<10M"), (10 ** 8, "10M<n<100M"), (10 ** 9, "100M<n<1B"), (10 ** 10, "1B<n<10B"),
                    (10 ** 11, "10B<n<100B"), (10 ** 12, "100B<n<1T"))
-OFFLINE_SOURCE = "procthor-offline"  # pipeline.scene.records.SOURCE_NAMES: what `roomspace build` samples
-PROCTHOR_10K_SOURCE = "procthor-10k"
 
 
 def size_category(rows: int) -> str:
     """The Hub's bucket of a row count: 999 rows are "n<1K", 1000 to 9999 "1K<n<10K", and so on."""
     return next((name for bound, name in SIZE_CATEGORIES if rows < bound), "n>1T")
-
-
-def source_datasets(scene_source: str) -> list[str]:
-    """"original" for houses drawn from ProcTHOR's generator (offline or with AI2-THOR): no existing
-    dataset was used. "extended" for houses read from the published ProcTHOR-10K (through `prior`)."""
-    return ["extended"] if scene_source == PROCTHOR_10K_SOURCE else ["original"]
 
 
 def task_categories(configs: Sequence[str]) -> list[str]:
@@ -183,24 +175,9 @@ def config_size(files: Sequence[Path]) -> ConfigSize:
     return ConfigSize(download, arrow)
 
 
-# Where a build's houses came from, by the `source` of its scene records, in the card's words.
-SCENE_SOURCES = {
-    OFFLINE_SOURCE: "This build's houses were drawn from ProcTHOR's own generator (the `procthor` package), run "
-                    "offline with roomspace's seeds: they are new houses, not taken from an existing dataset.",
-    "ai2thor": "This build's houses were drawn from ProcTHOR's own generator (the `procthor` package) with a real "
-               "AI2-THOR controller, with roomspace's seeds: they are new houses, not taken from an existing dataset.",
-    PROCTHOR_10K_SOURCE: "This build's houses were read from the published ProcTHOR-10K set through the `prior` "
-                         "package (its square single-room houses, in a seeded order).",
-}
-
-
-def scenes_sentence(scene_source: str) -> str:
-    return SCENE_SOURCES.get(scene_source, f"This build's houses came from the scene source `{scene_source}`.")
-
-
 def card_yaml(configs: list[str], rows_by_config: dict[str, int], pretty_name: str,
-              sizes: Mapping[str, ConfigSize] | None = None, scene_source: str = OFFLINE_SOURCE) -> str:
-    """The card's YAML header. Without `sizes` the byte counts are left at 0 (unknown)."""
+              sizes: Mapping[str, ConfigSize]) -> str:
+    """The card's YAML header."""
     data = DatasetCardData(
         pretty_name=pretty_name,
         license="apache-2.0",
@@ -209,7 +186,8 @@ def card_yaml(configs: list[str], rows_by_config: dict[str, int], pretty_name: s
         language_creators=["machine-generated"],  # stories and questions come from templates
         multilinguality=["monolingual"],
         size_categories=[size_category(sum(rows_by_config[c] for c in configs))],
-        source_datasets=source_datasets(scene_source),
+        # `roomspace build` reads scenes of ProcTHOR's own generator only: new houses, no existing dataset.
+        source_datasets=["original"],
         task_categories=task_categories(configs),
         tags=["spatial-reasoning", "qualitative-spatial-reasoning", "procthor", "benchmark"],
         # The first configuration is the default: what load_dataset(path) gives without a name.
@@ -218,27 +196,26 @@ def card_yaml(configs: list[str], rows_by_config: dict[str, int], pretty_name: s
     )
     infos = DatasetInfosDict()
     for c in configs:
-        size = sizes[c] if sizes is not None else None
         infos[c] = DatasetInfo(
             features=features_of_config(c), config_name=c,
             splits={DATASET_SPLIT: {"name": DATASET_SPLIT, "num_examples": rows_by_config[c],
-                                    "num_bytes": size.arrow if size else 0}},
-            download_size=size.download if size else None, dataset_size=size.arrow if size else None,
+                                    "num_bytes": sizes[c].arrow}},
+            download_size=sizes[c].download, dataset_size=sizes[c].arrow,
         )
     infos.to_dataset_card_data(data)
     return data.to_yaml()
 
 
 def dataset_card(name: str, seed: int, rooms: int, stats_by_config: dict[str, dict], examples: list[dict],
-                 files: Mapping[str, Sequence[Path]] | None = None, scene_source: str = OFFLINE_SOURCE) -> str:
+                 files: Mapping[str, Sequence[Path]]) -> str:
     """README.md of a build. `files` are each configuration's Parquet files (for the byte sizes the
-    header declares); `scene_source` is where its houses came from (a scene record's `source`)."""
+    header declares)."""
     configs = list(stats_by_config)
-    sizes = {c: config_size(files[c]) for c in configs} if files is not None else None
-    header = card_yaml(configs, {c: s["rows"] for c, s in stats_by_config.items()}, name, sizes, scene_source)
+    sizes = {c: config_size(files[c]) for c in configs}
+    header = card_yaml(configs, {c: s["rows"] for c, s in stats_by_config.items()}, name, sizes)
     body = Template(data_text("card.md")).substitute(
         name=name, seed=seed, rooms=rooms, configs=", ".join(f"`{c}`" for c in configs), first=configs[0],
         relations=", ".join(DIRECTIONS), statistics=statistics_section(stats_by_config),
-        examples=example_section(examples), scenes=scenes_sentence(scene_source),
+        examples=example_section(examples),
     )
     return f"---\n{header}\n---\n\n{body}"

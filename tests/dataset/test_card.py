@@ -8,7 +8,7 @@ from conftest import SCENE_SEED
 from huggingface_hub import DatasetCard
 
 from pipeline.dataset.build import BuildPlan, build
-from pipeline.dataset.card import config_size, size_category, source_datasets, task_categories
+from pipeline.dataset.card import config_size, size_category, task_categories
 from pipeline.text.configs import parse_configs
 
 BASE = "n3_m2_d81"
@@ -105,8 +105,6 @@ def test_size_buckets(rows, bucket):
     assert size_category(rows) == bucket
 
 
-def test_source_and_task_categories_follow_the_build():
-    assert source_datasets("procthor-offline") == source_datasets("ai2thor") == ["original"]
-    assert source_datasets("procthor-10k") == ["extended"]
+def test_task_categories_follow_the_build():
     assert task_categories(["n5_m4_d144", "twin_n5_m4_d144"]) == ["question-answering"]
     assert task_categories(["n5_m4_d144", "vision_n5_m4_d144"])[-1] == "visual-question-answering"
