@@ -6,8 +6,8 @@ the bytes a stage writes do not depend on how many workers computed them or wher
 free up, which bounds memory whatever the number of tasks.
 
 No worker outlives the command: an interrupted or stopped run (SIGINT, SIGTERM, an error)
-terminates its local workers and releases its Dask tasks, and local workers are also told by
-the kernel to stop when the main process dies without a word (SIGKILL).
+waits for its local workers to finish the task in hand and exit, and releases its Dask tasks;
+local workers are also killed by the kernel when the main process dies without a word (SIGKILL).
 """
 
 from __future__ import annotations
@@ -54,13 +54,15 @@ def ordered_map(job: Callable, tasks: Iterable, workers: int = 1, scheduler: str
 
 
 def worker_setup() -> None:
-    """Worker initializer. The main process alone answers SIGINT and SIGTERM (it stops the workers
-    and says what was kept), so a worker ignores SIGINT (a terminal sends it to the whole group) and
-    dies at once on SIGTERM; on Linux the kernel also sends it SIGTERM when its parent dies."""
+    """Worker initializer. The main process alone answers SIGINT and SIGTERM: it stops taking work,
+    lets each worker finish the task in hand and waits for them (a worker killed while it sends a
+    result can leave the executor waiting forever for the rest of it), then says what was kept. So a
+    worker ignores both (a terminal or `kill -TERM -GROUP` sends them to the whole group); on Linux
+    the kernel kills it when its parent dies without a word (SIGKILL)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if sys.platform.startswith("linux"):
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def _process_map(job: Callable, tasks: Iterable, workers: int) -> Iterator:
@@ -72,9 +74,8 @@ def _process_map(job: Callable, tasks: Iterable, workers: int) -> Iterator:
     except BrokenProcessPool:
         raise RoomspaceError(f"a worker process died (killed, or out of memory?); {RERUN}") from None
     finally:
-        # Python 3.11's executor cannot stop a running worker; a stopped run must not leave any behind.
-        for process in list((pool._processes or {}).values()):
-            process.terminate()
+        # Stopped early (an error, SIGINT, SIGTERM) or done: queued tasks are dropped, the tasks in hand
+        # finish, and every worker has exited before this returns.
         pool.shutdown(wait=True, cancel_futures=True)
 
 

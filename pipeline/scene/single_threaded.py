@@ -75,7 +75,7 @@ class _Helper:
     """The helper process, and the thread that started it.
 
     The helper asks the kernel to stop it when the *thread* that started it ends (PR_SET_PDEATHSIG,
-    in pipeline.parallel's worker set-up, which also leaves SIGINT to this process), so that it
+    in pipeline.parallel's worker set-up, which also leaves SIGINT and SIGTERM to this process), so that it
     never outlives this process. The first caller may be a short-lived thread (a pool thread of
     Dask, say), so the process is started by a thread of our own that lives until `close`.
     """
