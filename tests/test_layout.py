@@ -57,7 +57,8 @@ def wheel_and_venv(tmp_path: Path) -> tuple[Path, Path]:
     """The package's wheel, built from a copy of the sources (setuptools writes build/ beside them),
     and a fresh virtual environment."""
     source, wheels = tmp_path / "source", tmp_path / "wheels"
-    shutil.copytree(REPO / "pipeline", source / "pipeline", ignore=shutil.ignore_patterns("__pycache__"))
+    for package in ("pipeline", "roomspace"):
+        shutil.copytree(REPO / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(REPO / name, source)
     subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(wheels), str(source)],
@@ -89,6 +90,21 @@ def test_the_wheel_installs_and_builds_in_a_fresh_environment(tmp_path):
                             "--quiet", "--workers", "1"], cwd=work, env=env, check=True, capture_output=True, text=True)
     assert "out/two: " in built.stdout and " rows (" in built.stdout
     assert subprocess.run([roomspace, "validate", "out/two"], cwd=work, env=env, check=True).returncode == 0
+    # inspect finds the task by the name the README gives, through the installed entry point
+    asked = subprocess.run([str(env_dir / "bin" / "python"), "-c", INSPECT_BY_NAME], cwd=work, env=env, check=True,
+                           capture_output=True, text=True)
+    assert asked.stdout.split() == ["success", "roomspace/roomspace", "1"]
+
+
+INSPECT_BY_NAME = """
+from inspect_ai import eval
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
+answer = ModelOutput.from_content("mockllm/model", "Answer: Yes")
+answer.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)  # no token counting (no network)
+(log,) = eval("roomspace/roomspace", task_args={"source": "out/two"}, limit=1, display="none", log_dir="logs",
+              model=get_model("mockllm/model", custom_outputs=[answer]))
+print(log.status, log.eval.task, len(log.samples))
+"""
 
 
 @pytest.mark.slow

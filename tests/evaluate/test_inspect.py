@@ -6,7 +6,9 @@ for the same answers."""
 import base64
 import json
 import shutil
+import threading
 import zlib
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -18,11 +20,12 @@ from inspect_ai.scorer import CORRECT, INCORRECT, NOANSWER
 
 from pipeline.dataset.build import BuildPlan, build
 from pipeline.errors import RoomspaceError
-from pipeline.evaluate.harness.inspect_tasks import TASK_NAME, log_predictions, main, roomspace
+from pipeline.evaluate.harness.inspect_tasks import log_predictions, main, roomspace
 from pipeline.evaluate.report import evaluate
 from pipeline.evaluate.rows import open_rows
 from pipeline.spatial.relations import DIRECTIONS, relation_words
 from pipeline.text.configs import parse_configs
+from roomspace.inspect_tasks import TASK_NAME
 
 BASE = "n3_m2_d81"
 TWIN, VISION = f"twin_{BASE}", f"vision_{BASE}"
@@ -201,3 +204,68 @@ def test_a_hub_snapshot_the_default_configuration_and_refusals(small, tmp_path):
         roomspace(source=str(small), config=BASE, question_type="MC")
     with pytest.raises(RoomspaceError, match="limit_rooms"):
         roomspace(source=str(small), config=BASE, limit_rooms=0)
+
+
+class OpenAICompatibleServer:
+    """/v1/chat/completions on 127.0.0.1, as vLLM or Ollama serve it, answering by the mock's rule."""
+
+    def __init__(self, mock: MockAnswers) -> None:
+        self.requests: list[dict] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 (the http.server name)
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.requests.append(body)
+                (message,) = body["messages"]
+                content = message["content"]
+                if isinstance(content, str):
+                    key = (content, None)
+                else:
+                    image, text = content
+                    key = (text["text"], base64.b64decode(image["image_url"]["url"].removeprefix(DATA_URI)))
+                item_id, metadata = mock.items[key]
+                output = answer(item_id, metadata)
+                finish = "length" if output.stop_reason == "max_tokens" else "stop"
+                choice = {"index": 0, "finish_reason": finish,
+                          "message": {"role": "assistant", "content": output.completion}}
+                payload = json.dumps({"id": item_id, "object": "chat.completion", "created": 0, "model": body["model"],
+                                      "choices": [choice]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+
+def test_the_readme_command_against_an_openai_compatible_server(small, tmp_path, monkeypatch):
+    """`inspect eval roomspace/roomspace --model openai-api/local/MODEL` with LOCAL_BASE_URL set, on the
+    vision configuration: every image reaches the server, and the scores are `roomspace score`'s."""
+    mock = MockAnswers(roomspace(source=str(small), config=VISION))
+    server = OpenAICompatibleServer(mock)
+    monkeypatch.setenv("LOCAL_BASE_URL", server.base_url)
+    monkeypatch.setenv("LOCAL_API_KEY", "none")
+    try:
+        (log,) = inspect_eval(TASK_NAME, task_args={"source": str(small), "config": VISION},
+                              model="openai-api/local/served-model", log_dir=str(tmp_path / "logs"), display="none")
+    finally:
+        server.httpd.shutdown()
+        server.httpd.server_close()
+    assert log.status == "success", log.error
+    rows = list(open_rows(small).rows([VISION]))
+    assert len(server.requests) == len(rows) and {r["model"] for r in server.requests} == {"served-model"}
+    images = sum(isinstance(r["messages"][0]["content"], list) for r in server.requests)
+    assert images == sum(row["image"] is not None for row in rows) > 0
+    predictions = tmp_path / f"{SYSTEM}.jsonl"
+    predictions.write_text("".join(json.dumps(r) + "\n" for r in log_predictions(log)), encoding="utf-8")
+    (group,) = evaluate(str(small), VISION, [predictions], []).groups
+    metrics = log.results.scores[0].metrics
+    assert metrics["yn_accuracy"].value == pytest.approx(group.overall.systems[SYSTEM].yn_accuracy.value, abs=1e-12)
+    assert metrics["fr_exact"].value == pytest.approx(group.overall.systems[SYSTEM].fr_exact.value, abs=1e-12)

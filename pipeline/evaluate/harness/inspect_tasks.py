@@ -5,7 +5,8 @@ From the command line (the package's `inspect_ai` entry point makes the task kno
     inspect eval roomspace/roomspace --model PROVIDER/MODEL -T source=SOURCE [-T config=n5_m4_d144]
         [-T question_type=YN|FR] [-T limit_rooms=N] [-T style=paper]
 
-and from Python: `inspect_ai.eval(roomspace(source=SOURCE, config="n5_m4_d144"), model=...)`, or
+and from Python: `inspect_ai.eval(roomspace(source=SOURCE, config="n5_m4_d144"), model=...)` with this
+module's `roomspace`, or
 `inspect_ai.eval("roomspace/roomspace", task_args={"source": SOURCE}, model=...)`.
 
 * `source` is what every roomspace command takes: a built folder, a Hub snapshot folder or a Hub
@@ -41,13 +42,7 @@ and paired gaps) with `log_predictions`, or from the shell:
 
     python -m pipeline.evaluate.harness.inspect_tasks LOG.eval [LOG.eval ...] > predictions.jsonl
 
-About the name: inspect prefixes the tasks of an entry-point package with the package's top-level
-import name when that name is an installed distribution. This project's import package is
-`pipeline` and its distribution `roomspace`, so inspect would add no prefix to an editable install
-(the task would be plain `roomspace`); the task is therefore named `roomspace/roomspace` outright,
-which is what the entry point `roomspace` loads. In a non-editable install inspect adds `pipeline/`
-to that name (`pipeline/roomspace/roomspace`): a top-level `roomspace` import package holding the
-task would make the one name hold everywhere.
+The registered task (the name inspect knows, in every install) is `roomspace.inspect_tasks.roomspace`.
 """
 
 from __future__ import annotations
@@ -56,7 +51,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from inspect_ai import Task, task
+from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import ChatMessage, ChatMessageUser, ContentImage, ContentText
@@ -70,14 +65,12 @@ from pipeline.evaluate.rows import BenchmarkRows, open_rows
 from pipeline.evaluate.score import BIT, SCORE_COLUMNS, TRUNCATED, UNPARSEABLE, ScoreRow, score_item
 from pipeline.text.prompts import DEFAULT_STYLE, STYLES
 
-TASK_NAME = "roomspace/roomspace"
 QUESTION_TYPES = ("YN", "FR")
 MEASURE = {"YN": "yn_accuracy", "FR": "fr_exact"}  # the name `roomspace score` gives each question type's rate
 ROW_FIELDS = tuple(name for name in SCORE_COLUMNS if name != "id")  # a sample's metadata; its id is the row id
 TRUNCATED_STOP = "max_tokens"  # inspect's stop_reason for an answer cut at the token limit
 
 
-@task(name=TASK_NAME)
 def roomspace(source: str, config: str | None = None, question_type: str | None = None,
               limit_rooms: int | None = None, style: str = DEFAULT_STYLE) -> Task:
     """The items of `config` at `source`, asked one at a time and scored as `roomspace score` does."""
