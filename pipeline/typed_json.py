@@ -82,6 +82,8 @@ def json_schema_of(annotation: object) -> dict:
 
 def to_json(value: Any) -> Any:
     """A record as plain JSON values: dataclasses as objects, tuples as lists."""
+    if value is None or type(value) in JSON_TYPES:  # most values: no dataclass test needed
+        return value
     if dataclasses.is_dataclass(value):
         return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, tuple | list):

@@ -19,7 +19,7 @@ from tqdm import tqdm
 from pipeline import __version__
 from pipeline.dataset.card import dataset_card, merge, room_stats
 from pipeline.dataset.manifest import MANIFEST, read_manifest, shard_files, shard_path, write_manifest
-from pipeline.dataset.rows import arrow_schema, check_row, read_rows, to_row, write_parquet
+from pipeline.dataset.rows import ItemRow, arrow_schema, check_row, items_table, read_rows, write_parquet
 from pipeline.dataset.vision import vision_config_name, vision_rows
 from pipeline.errors import RoomspaceError
 from pipeline.files import (check_folder_path, file_sha256, folder_lock, remove_stale_temporaries, writable_folder,
@@ -96,19 +96,21 @@ def room_job(seed: int, index: int, scenes_dir: Path, configs: tuple[Config, ...
     scene = ensure_scene(scenes_dir, seed, index)
     sampled = time.perf_counter()
     items = {config: room_items(scene, config) for config in dict.fromkeys(configs + vision + twins)}
-    rows = {config.name: [to_row(item) for item in items[config]] for config in configs}
-    for config in twins:
-        rows[twin_config_name(config.name)] = [to_row(item) for item in twin_items(items[config])]
+    texts = {config.name: items[config] for config in configs}
+    texts.update({twin_config_name(config.name): twin_items(items[config]) for config in twins})
+    tables = {name: items_table(config_items) for name, config_items in texts.items()}
+    rows = {name: [ItemRow(item) for item in config_items] for name, config_items in texts.items()}
     if vision:
         images = offline_images(scene, load_house(scene_path(scenes_dir, seed, index)))
         for config in vision:
-            rows[vision_config_name(config.name)] = vision_rows(scene, items[config], images)
+            name = vision_config_name(config.name)
+            rows[name] = vision_rows(scene, items[config], images)
+            tables[name] = pa.Table.from_pylist(rows[name], schema=arrow_schema(name))
     stats = {}
     for name, config_rows in rows.items():
         for row in config_rows:
             check_row(row)
         stats[name] = room_stats(config_rows, scene.room_type, skipped=not config_rows)
-    tables = {name: pa.Table.from_pylist(config_rows, schema=arrow_schema(name)) for name, config_rows in rows.items()}
     return RoomResult(index, tables, stats, sampled - start, time.perf_counter() - sampled)
 
 

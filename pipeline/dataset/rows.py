@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from collections.abc import Iterable
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate, chain
+from operator import attrgetter
 from pathlib import Path
 
 import pyarrow as pa
@@ -23,7 +26,7 @@ from datasets import List, Value
 from pipeline.errors import RoomspaceError
 from pipeline.files import file_sha256, write_atomic
 from pipeline.text.items import Item
-from pipeline.typed_json import json_schema_of, unwrap
+from pipeline.typed_json import json_schema_of, to_json, unwrap
 
 SCALARS = {str: "string", int: "int64", float: "float64", bool: "bool"}
 VISION_PREFIX = "vision_"
@@ -66,105 +69,133 @@ ROW_SCHEMA = {
 
 
 class _Mismatch(Exception):
-    def __init__(self, path: str, message: str) -> None:
+    """A value of the wrong type: `index` is its position in the values of its column."""
+
+    def __init__(self, index: int, path: str, message: str) -> None:
         super().__init__(message)
-        self.path, self.message = path, message
+        self.index, self.path, self.message = index, path, message
+
+    def within(self, index: int, part: str) -> _Mismatch:
+        return _Mismatch(index, f"{part}/{self.path}" if self.path else part, self.message)
 
 
-def _within(part: str, mismatch: _Mismatch) -> _Mismatch:
-    return _Mismatch(f"{part}/{mismatch.path}" if mismatch.path else part, mismatch.message)
-
-
-def _scalar_types(annotation: object) -> frozenset[type] | None:
-    """The Python types a scalar field accepts (a float also takes an int), or None if not scalar."""
+def _scalar_types(annotation: object) -> frozenset[type]:
+    """The Python types a scalar field accepts, exactly (a bool is no int): a float also takes an int."""
     kind, nullable = unwrap(annotation)
-    if kind not in SCALARS:
-        return None
     return frozenset({kind} | ({int} if kind is float else set()) | ({type(None)} if nullable else set()))
 
 
-def _type_error(annotation: object, value: object) -> _Mismatch:
+def _type_error(annotation: object, value: object) -> str:
     kind, _ = unwrap(annotation)
-    return _Mismatch("", f"expected {kind.__name__}, got {type(value).__name__} {value!r}")
+    if dataclasses.is_dataclass(kind):
+        return f"expected {kind.__name__}, got {type(value).__name__}"
+    if typing.get_origin(kind) is tuple:
+        return f"expected a tuple, got {type(value).__name__}"
+    return f"expected {kind.__name__}, got {type(value).__name__} {value!r}"
 
 
-def row_converter(annotation: object):
-    """value -> its plain row value, checking every type against the declaration on the way.
+def _check_types(values: list, fits: Callable[[type], bool], annotation: object) -> None:
+    """One test per distinct type of a whole column, not a call per value; a mismatch names the first culprit."""
+    if all(map(fits, set(map(type, values)))):
+        return
+    index, value = next((k, v) for k, v in enumerate(values) if not fits(type(v)))
+    raise _Mismatch(index, "", _type_error(annotation, value))
 
-    This is how the row schema is enforced on every row before it is written: a row is made from
-    an `Item` only through this function, so a field of the wrong type cannot reach a shard.
-    Scalars are checked where they sit (a set lookup, not a call): rows hold hundreds of them.
+
+def column_builder(annotation: object, arrow_type: pa.DataType) -> Callable[[list], pa.Array]:
+    """values -> their Arrow array of `arrow_type`, every type checked against the declaration first.
+
+    This is how the row schema is enforced before anything is written: rows are made from `Item`s
+    only through this function, a column at a time, so a field of the wrong type cannot reach a
+    shard. Arrow's own conversion is laxer: it takes True for 1.0 and 1.0 for 1.
+    Records become struct arrays of their fields' columns, tuples list arrays over the
+    concatenated elements.
     """
     kind, nullable = unwrap(annotation)
+    if nullable and (dataclasses.is_dataclass(kind) or typing.get_origin(kind) is tuple):
+        raise TypeError(f"unsupported nullable record or tuple {annotation}")
     if dataclasses.is_dataclass(kind):
         hints = typing.get_type_hints(kind)
-        parts = [(f.name, hints[f.name], _scalar_types(hints[f.name]), row_converter(hints[f.name]))
-                 for f in dataclasses.fields(kind)]
+        fields = [(f.name, column_builder(hints[f.name], arrow_type.field(f.name).type))
+                  for f in dataclasses.fields(kind)]
 
-        def convert(value):
-            if not isinstance(value, kind):
-                raise _Mismatch("", f"expected {kind.__name__}, got {type(value).__name__}")
-            out = {}
-            for name, declared, scalar_types, part in parts:
-                field_value = getattr(value, name)
-                if scalar_types is not None:
-                    if type(field_value) not in scalar_types:
-                        raise _within(name, _type_error(declared, field_value))
-                    out[name] = field_value
-                    continue
+        def build(values: list) -> pa.Array:
+            _check_types(values, lambda t: issubclass(t, kind), annotation)
+            children = []
+            for name, part in fields:
                 try:
-                    out[name] = part(field_value)
+                    children.append(part(list(map(attrgetter(name), values))))
                 except _Mismatch as mismatch:
-                    raise _within(name, mismatch) from None
-            return out
+                    raise mismatch.within(mismatch.index, name) from None
+            return pa.StructArray.from_arrays(children, fields=list(arrow_type))
 
     elif typing.get_origin(kind) is tuple:
-        declared = typing.get_args(kind)[0]
-        scalar_types, part = _scalar_types(declared), row_converter(declared)
+        part = column_builder(typing.get_args(kind)[0], arrow_type.value_type)
 
-        def convert(value):
-            if not isinstance(value, tuple):
-                raise _Mismatch("", f"expected a tuple, got {type(value).__name__}")
-            if scalar_types is not None and all(type(element) in scalar_types for element in value):
-                return list(value)
-            out = []
-            for index, element in enumerate(value):
-                try:
-                    out.append(part(element))
-                except _Mismatch as mismatch:
-                    raise _within(str(index), mismatch) from None
-            return out
+        def build(values: list) -> pa.Array:
+            _check_types(values, lambda t: issubclass(t, tuple), annotation)
+            offsets = [0, *accumulate(map(len, values))]
+            try:
+                elements = part(list(chain.from_iterable(values)))
+            except _Mismatch as mismatch:
+                owner = bisect_right(offsets, mismatch.index) - 1
+                raise mismatch.within(owner, str(mismatch.index - offsets[owner])) from None
+            return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), elements, type=arrow_type)
 
     else:
-        scalar_types = _scalar_types(annotation)
+        fits = _scalar_types(annotation).__contains__
 
-        def convert(value):
-            if type(value) not in scalar_types:
-                raise _type_error(annotation, value)
-            return value
+        def build(values: list) -> pa.Array:
+            _check_types(values, fits, annotation)
+            return pa.array(values, type=arrow_type)
 
-        return convert
-
-    if not nullable:
-        return convert
-    return lambda value: None if value is None else convert(value)
+    return build
 
 
-_item_to_row = row_converter(Item)
+ARROW_SCHEMA = FEATURES.arrow_schema  # the row schema of every text configuration (base and twin)
+_ITEM_COLUMNS = column_builder(Item, pa.struct(list(ARROW_SCHEMA)))
+_ITEM_FIELDS = tuple(f.name for f in dataclasses.fields(Item))
+
+
+def items_table(items: Sequence[Item]) -> pa.Table:
+    """The rows of these items as one table of the row schema, their types checked as whole columns."""
+    try:
+        rows = _ITEM_COLUMNS(list(items))
+    except _Mismatch as mismatch:
+        row_id = getattr(items[mismatch.index], "id", "?")
+        raise RoomspaceError(f"row {row_id}: {mismatch.path or '(row)'}: {mismatch.message}") from None
+    return pa.Table.from_arrays(rows.flatten(), schema=ARROW_SCHEMA)
 
 
 def to_row(item: Item) -> dict:
-    """The dataset row of an item, its types checked against the declared schema."""
-    try:
-        return _item_to_row(item)
-    except _Mismatch as mismatch:
-        raise RoomspaceError(f"row {getattr(item, 'id', '?')}: {mismatch.path or '(row)'}: {mismatch.message}") from None
+    """The dataset row of one item, its types checked against the declared schema."""
+    return items_table([item]).to_pylist()[0]
 
 
-def check_row(row: dict) -> None:
+class ItemRow(Mapping):
+    """An item read as its row, each field made plain (`to_json`) only when asked for: the row
+    checks and a card's statistics read a few fields of every row, and making whole rows plain
+    was most of a build's time."""
+
+    def __init__(self, item: Item) -> None:
+        self._item = item
+
+    def __getitem__(self, name: str):
+        if name not in _ITEM_FIELDS:
+            raise KeyError(name)
+        return to_json(getattr(self._item, name))
+
+    def __iter__(self):
+        return iter(_ITEM_FIELDS)
+
+    def __len__(self) -> int:
+        return len(_ITEM_FIELDS)
+
+
+def check_row(row: Mapping) -> None:
     """The invariants every row keeps; a RoomspaceError names the row and the fault.
 
-    Types are checked where rows are made (`to_row`) and where they are read back (a shard's
+    Types are checked where rows are made (`items_table`) and where they are read back (a shard's
     Arrow schema is the declared one), so this checks what types cannot say.
     """
     answer_set = row["answer_set"]
