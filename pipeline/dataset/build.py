@@ -20,7 +20,7 @@ from pipeline import __version__
 from pipeline.dataset.card import dataset_card, merge, room_stats
 from pipeline.dataset.manifest import MANIFEST, read_manifest, shard_files, shard_path, write_manifest
 from pipeline.dataset.rows import ItemRow, arrow_schema, check_row, items_table, read_rows, write_parquet
-from pipeline.dataset.vision import vision_config_name, vision_rows
+from pipeline.dataset.vision import story_labels, vision_config_name, vision_rows
 from pipeline.errors import RoomspaceError
 from pipeline.files import (check_folder_path, file_sha256, folder_lock, remove_stale_temporaries, writable_folder,
                             write_atomic)
@@ -101,9 +101,10 @@ def room_job(seed: int, index: int, scenes_dir: Path, configs: tuple[Config, ...
     tables = {name: items_table(config_items) for name, config_items in texts.items()}
     rows = {name: [ItemRow(item) for item in config_items] for name, config_items in texts.items()}
     if vision:
-        images = offline_images(scene, load_house(scene_path(scenes_dir, seed, index)))
+        house = load_house(scene_path(scenes_dir, seed, index))
         for config in vision:
             name = vision_config_name(config.name)
+            images = offline_images(scene, house, names=story_labels(scene, items[config])) if items[config] else {}
             rows[name] = vision_rows(scene, items[config], images)
             tables[name] = pa.Table.from_pylist(rows[name], schema=arrow_schema(name))
     stats = {}

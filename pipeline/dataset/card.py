@@ -24,6 +24,7 @@ from pipeline.spatial.facts import SETTINGS
 from pipeline.spatial.relations import DIRECTIONS
 from pipeline.spatial.topology import RCC8
 from pipeline.text.items import ITEM_SETTINGS, RCC8_SETTING
+from pipeline.text.prompts import PAIR_MODALITIES
 
 
 def room_stats(rows: list[dict], room_type: str, skipped: bool) -> dict:
@@ -34,6 +35,14 @@ def room_stats(rows: list[dict], room_type: str, skipped: bool) -> dict:
     stats: dict = {"rooms": 0 if skipped else 1, "skipped_rooms": int(skipped), "rows": len(rows),
                    "room_types": {} if skipped else {room_type: 1}, "hops": {}, "settings": {}, "topology": {}}
     for row in rows:
+        if row.get("pair") is not None and row["modality"] == PAIR_MODALITIES[0]:  # a pair question, counted once
+            stats["pair_rooms"] = 1
+            asked = stats.setdefault("pair_questions", {}).setdefault(row["view"], {"FR": 0, "Yes": 0, "No": 0})
+            if row["question_type"] == "FR":
+                asked["FR"] += 1
+                _count(asked.setdefault("answers", {}), row["true_relation"])
+            else:
+                asked["Yes" if row["candidate"] in row["answer_set"] else "No"] += 1
         setting = stats["settings"].setdefault(row["setting"], {"rows": 0, "yes": 0, "no": 0, "sizes": {}})
         setting["rows"] += 1
         if row["question_type"] == "YN":
@@ -85,6 +94,19 @@ def _counts(counts: dict, order: tuple[str, ...]) -> str:
     return ", ".join(f"{code}: {counts[code]}" for code in order if code in counts) or "none"
 
 
+def pair_lines(stats: dict) -> str:
+    """A vision configuration's pair questions, each asked as image, text and image+text: per view and answer."""
+    if "pair_questions" not in stats:
+        return ""
+    lines = [f"- pair questions (each asked three ways: {', '.join(PAIR_MODALITIES)}): rooms with any: "
+             f"{stats['pair_rooms']} of {stats['rooms']}; per room: "
+             f"{sum(v['FR'] + v['Yes'] + v['No'] for v in stats['pair_questions'].values()) / max(stats['rooms'], 1):.1f}"]
+    for view, asked in stats["pair_questions"].items():
+        lines.append(f"- pair questions, {view}: {asked['FR']} FR, {asked['Yes'] + asked['No']} YN ({asked['Yes']} Yes, "
+                     f"{asked['No']} No); FR answers: {_counts(asked.get('answers', {}), DIRECTIONS)}")
+    return "\n".join(lines) + "\n"
+
+
 def statistics_section(stats_by_config: dict[str, dict]) -> str:
     parts = []
     for config, stats in stats_by_config.items():
@@ -103,7 +125,8 @@ def statistics_section(stats_by_config: dict[str, dict]) -> str:
             f"- question hops (per room): {hops}\n"
             f"- footprint topology (per room, every pair and each object with the room): "
             f"{_counts(stats.get('topology', {}), RCC8)}\n"
-            f"- rcc8 questions by the asked pair's relation: {_counts(asked, RCC8)}\n\n"
+            f"- rcc8 questions by the asked pair's relation: {_counts(asked, RCC8)}\n"
+            f"{pair_lines(stats)}\n"
             f"{settings_table(stats)}\n"
         )
     return "\n".join(parts)

@@ -26,6 +26,7 @@ from datasets import List, Value
 from pipeline.errors import RoomspaceError
 from pipeline.files import file_sha256, write_atomic
 from pipeline.text.items import Item
+from pipeline.text.prompts import PAIR_MODALITIES
 from pipeline.typed_json import json_schema_of, to_json, unwrap
 
 SCALARS = {str: "string", int: "int64", float: "float64", bool: "bool"}
@@ -36,9 +37,12 @@ VISION_PREFIX = "vision_"
 class VisionItem(Item):
     """One vision row: an Item, with the image it is asked about."""
 
-    modality: str  # "image" (answered from the image) or "image+story" (answered from the story)
+    # "image+story" (answered from the story), or a pair question asked as "image", "text" (the
+    # centres in metres, no image) or "image+text" (pipeline.dataset.vision)
+    modality: str
+    pair: int | None  # a pair question's number in its room and view: its three modalities share it
     image_name: str  # "top_down" or "south_door": OUT/<room_id>/<image_name>.png
-    image: bytes  # the PNG
+    image: bytes | None  # the PNG; None for a "text" row
 
 
 def feature_of(annotation: object):
@@ -200,8 +204,8 @@ def check_row(row: Mapping) -> None:
     """
     answer_set = row["answer_set"]
     # The scene that answers a row is its witness: the rasterised one for a story, the continuous
-    # one (what a render shows) for an image-only row.
-    witness = "continuous_relation" if row.get("modality") == "image" else "true_relation"
+    # one (what a render shows) for a pair question, in any modality.
+    witness = "continuous_relation" if row.get("modality") in PAIR_MODALITIES else "true_relation"
     if not answer_set or row[witness] not in answer_set:
         raise RoomspaceError(f"row {row['id']}: the witness relation {row[witness]} ({witness}) "
                              f"is not in the answer set {answer_set}")
@@ -215,8 +219,9 @@ def check_row(row: Mapping) -> None:
 
 def to_vision_row(item: VisionItem) -> dict:
     """The row dict for VISION_FEATURES: plain lists, the image as {"bytes", "path"}."""
-    return {**to_row(item), "modality": item.modality, "image_name": item.image_name,
-            "image": {"bytes": item.image, "path": f"{item.room_id}/{item.image_name}.png"}}
+    image = None if item.image is None else {"bytes": item.image, "path": f"{item.room_id}/{item.image_name}.png"}
+    return {**to_row(item), "modality": item.modality, "pair": item.pair, "image_name": item.image_name,
+            "image": image}
 
 
 def features_of_config(config: str) -> Features:

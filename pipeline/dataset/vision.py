@@ -1,20 +1,24 @@
 """Multimodal rows: the `vision_<base>` configurations (e.g. vision_n5_m4_d144) for VLM evaluation.
 
 A room's vision rows are made from its items of a base configuration and its two renders
-(pipeline.render): the top-down image goes with the top-down view, the south-door image with the
-north-facing view. Two kinds of row, told apart by `modality`:
+(pipeline.render), drawn with every prominent object labelled as the base stories name it
+(`story_labels`): the top-down image goes with the top-down view, the south-door image with the
+north-facing view. Rows are told apart by `modality`:
 
-* "image+story": every base item, unchanged, with the image of its view added. The answer is
-  still the consistency checker's answer set for the story: the image shows where things are,
-  the question asks what the story allows.
-* "image": no story (only the view's frame sentence, which says what the direction words mean),
-  a question about the base query pair (o_1, o_n), answered by what the image shows: the
-  relation between the two objects' centres in metres, `continuous_relation`, as the single
-  answer (FR) or Yes iff the candidate is that relation (YN). Made for a view only when the
-  question can be read off its image: both objects are labelled in it (visible), each is the
-  only prominent object of its type (the image labels type words, unnumbered), and on each axis
-  their centres either coincide (as ProcTHOR's aligned groups do) or lie at least
-  VISIBLE_OFFSET apart, so that no answer hangs on a few centimetres.
+* "image+story": every base item whose query objects the view's image shows, unchanged, with that
+  image added. The answer is still the consistency checker's answer set for the story: the image
+  shows where things are, the question asks what the story allows.
+* The same question three ways, about pairs of prominent objects that the view's image shows
+  clearly: "image" (the image and the view's frame sentence, no story), "text" (no image; a story
+  giving the centre of every object the image labels, in metres, as the image places them) and
+  "image+text" (both). The answer is the relation between the two centres in metres, as the
+  single answer (FR), or Yes iff the candidate is that relation (YN). A pair is clear when both
+  objects are labelled in the image (visible) and, on each axis, their centres either coincide (as
+  ProcTHOR's aligned groups do) or lie at least VISIBLE_OFFSET apart, so that no answer hangs on a
+  few centimetres. Up to PAIRS_PER_VIEW pairs per room and view are drawn (rooms weigh equally),
+  each asked as FR and YN; half of a room's YN questions per view ask the true relation. The rows
+  of one pair, view and question type share `pair`, so a model's scores on the three can be
+  compared item by item.
 
 `vision_rows(scene, items, images)` is a pure function; the rows' record, `VisionItem`, and its
 Hugging Face features (the image as `datasets.Image()`, PNG bytes embedded in Parquet) are in
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
+from itertools import combinations
 from random import Random
 
 from pipeline.data import data_json
@@ -33,46 +38,59 @@ from pipeline.errors import RoomspaceError
 from pipeline.render.png import IMAGES, image_labels
 from pipeline.scene.records import Scene, SceneObject
 from pipeline.seeding import derive_seed
-from pipeline.spatial.relations import DIRECTIONS, relation_words
-from pipeline.text.items import Item, StoryObject
-from pipeline.text.prompts import IMAGE_ONLY_SETTING
-from pipeline.text.words import sentence, type_words
+from pipeline.spatial.relations import DIRECTIONS, direction_of_points, relation_words
+from pipeline.text.items import Item, Query
+from pipeline.text.prompts import CENTRES_SETTING, IMAGE_ONLY_SETTING, PAIR_MODALITIES
+from pipeline.text.stories import tell_centres
+from pipeline.text.words import Phrases, object_labels, sentence, type_words
 
 IMAGE_OF_VIEW = {"top_down": "top_down", "north_facing": "south_door"}
-VISIBLE_OFFSET = 0.2  # m: centres closer than this on an axis (but not equal) make no image-only question
+VISIBLE_OFFSET = 0.2  # m: centres closer than this on an axis (but not equal) make no image question
 SAME_AXIS = 1e-6  # m: relations.direction_of_points counts offsets this small as equal
+PAIRS_PER_VIEW = 4  # clear pairs asked per room and view, at most
 
 
 def vision_config_name(base: str) -> str:
     return f"{VISION_PREFIX}{base}"
 
 
+def story_labels(scene: Scene, items: Sequence[Item]) -> dict[str, str]:
+    """{object id: name} of every prominent object: the base stories' names for theirs (`items`: one
+    room and configuration), pipeline.text.words.object_labels for the others."""
+    named = {_scene_object(scene, o).id: o.name for o in items[0].objects} if items else {}
+    return object_labels(scene.prominent, named)
+
+
 def vision_rows(scene: Scene, items: Sequence[Item], images: Mapping[str, bytes]) -> list[dict]:
-    """The vision rows of one room: image+story rows for every item, then the image-only rows.
+    """The vision rows of one room: image+story rows, then each view's pair questions three ways.
 
     `items` are the room's items of one base configuration (items.room_items), `images` its
-    renders by name ("top_down", "south_door": PNG bytes). No items, no rows.
+    renders by name ("top_down", "south_door": PNG bytes, labelled with `story_labels`). No
+    items, no rows. An image that records no labels (AI2-THOR) gets image+story rows only.
     """
+    if not items:
+        return []
     missing = [name for name in IMAGES if name not in images]
     if missing:
         raise RoomspaceError(f"room {scene.room_id}: no {', '.join(missing)} image for its vision rows")
-    if not items:
-        return []
     if {(i.room_id, i.config) for i in items} != {(scene.room_id, items[0].config)}:
         raise RoomspaceError(f"vision rows need the items of room {scene.room_id} and one configuration")
     config = vision_config_name(items[0].config)
+    labels = {name: image_labels(images[name]) for name in IMAGES}
     rows = []
     for item in items:
         name = IMAGE_OF_VIEW[item.view]
+        if labels[name] is not None and not set(item.query.pair) - {"room"} <= set(labels[name].values()):
+            continue  # the view hides a queried object: no image+story question about it in this view
         renamed = {"config": config, "id": f"{item.room_id}-{config}-{item.setting}-{item.view}-{item.question_type}"}
         rows.append(to_vision_row(VisionItem(
-            **{**_fields(item), **renamed}, modality="image+story", image_name=name, image=images[name],
+            **{**_fields(item), **renamed}, modality="image+story", pair=None, image_name=name, image=images[name],
         )))
     for view, name in IMAGE_OF_VIEW.items():
-        labels = image_labels(images[name])
-        base = [i for i in items if i.view == view]
-        if labels is not None and base and _readable(scene, base[0], labels):
-            rows.extend(to_vision_row(row) for row in _image_only(base[0], config, view, name, images[name]))
+        if labels[name] is not None:
+            shown = [o for o in scene.prominent if o.id in labels[name]]
+            rows.extend(to_vision_row(row) for row in
+                        _pair_questions(scene, items[0], config, view, name, images[name], shown, labels[name]))
     return rows
 
 
@@ -81,46 +99,65 @@ def _fields(item: Item) -> dict:
     return {f.name: getattr(item, f.name) for f in dataclasses.fields(Item) if f.init}
 
 
-def _scene_object(scene: Scene, story_object: StoryObject) -> SceneObject:
+def _scene_object(scene: Scene, story_object) -> SceneObject:
     for obj in scene.prominent:
         if (obj.type, obj.x, obj.z) == (story_object.type, story_object.x, story_object.z):
             return obj
     raise RoomspaceError(f"room {scene.room_id}: its items name a {story_object.type} that is not in the scene")
 
 
-def _readable(scene: Scene, item: Item, labels: Mapping[str, str]) -> bool:
-    """Whether the query of `item` can be answered from an image with these labels (module docstring)."""
-    a, b = _scene_object(scene, item.objects[0]), _scene_object(scene, item.objects[-1])
-    words = [type_words(o.type) for o in scene.prominent]
-    unique = words.count(type_words(a.type)) == 1 and words.count(type_words(b.type)) == 1
-    clear = all(abs(d) <= SAME_AXIS or abs(d) >= VISIBLE_OFFSET for d in (a.x - b.x, a.z - b.z))
-    return unique and clear and a.id in labels and b.id in labels
+def _clear(a: SceneObject, b: SceneObject) -> bool:
+    """On each axis the centres coincide or lie VISIBLE_OFFSET apart, and they differ on one axis."""
+    offsets = (abs(a.x - b.x), abs(a.z - b.z))
+    return all(d <= SAME_AXIS or d >= VISIBLE_OFFSET for d in offsets) and max(offsets) >= VISIBLE_OFFSET
 
 
-def _image_only(item: Item, config: str, view: str, image_name: str, png: bytes) -> list[VisionItem]:
-    """The FR and YN questions of the query pair, answered by the relation the image shows."""
-    templates = data_json("templates.json")
-    rng = Random(derive_seed(item.room_id, config, "image", view))
-    truth = item.continuous_relation
-    a, b = f"the {item.query.subject}", f"the {item.query.object}"
-    frame = sentence(rng.choice(templates["frame"][view]))
+def _pair_questions(scene: Scene, item: Item, config: str, view: str, image_name: str, png: bytes,
+                    shown: Sequence[SceneObject], labels: Mapping[str, str]) -> list[VisionItem]:
+    """FR and YN questions about up to PAIRS_PER_VIEW clear pairs, each asked in every modality."""
+    rng = Random(derive_seed(scene.room_id, config, "image", view))
+    pairs = [pair for pair in combinations(shown, 2) if _clear(*pair)]
+    chosen = [pair if rng.random() < 0.5 else pair[::-1] for pair in rng.sample(pairs, min(PAIRS_PER_VIEW, len(pairs)))]
+    if not chosen:
+        return []
+    yes = set(rng.sample(range(len(chosen)), (len(chosen) + rng.randrange(2)) // 2))  # an odd count's extra by lot
+    names = [labels[o.id] for o in shown]
+    phrases = Phrases(names, [type_words(o.type) for o in shown])
+    centres = {labels[o.id]: (round(o.x, 2), round(o.z, 2)) for o in shown}
+    texts = data_json("templates.json")
+    story = {
+        "image": sentence(rng.choice(texts["frame"][view])),
+        "text": tell_centres(scene.room_type, scene.side, centres, names, phrases, view, rng),
+    }
+    story["image+text"] = story["text"]
+    yes_word, no_word = texts["yes_no"]
     common = dict(
-        _fields(item), config=config, setting=IMAGE_ONLY_SETTING, view=view, story=frame, facts=(),
-        answer_set=(truth,), answer_set_size=1, hops=0, modality="image", image_name=image_name, image=png,
+        _fields(item), config=config, view=view, facts=(), answer_set_size=1, hops=0, objects=(), topology=(),
+        path=(), path_text="", path_decides=False, tightness=0.0, layout_decides=False, image_name=image_name,
     )
-    prefix = f"{item.room_id}-{config}-{IMAGE_ONLY_SETTING}-{view}"
-    fr = VisionItem(**{
-        **common, "id": f"{prefix}-FR", "question_type": "FR", "candidate": None,
-        "question": sentence(rng.choice(templates["question"]["FR"][view]).format(a=a, b=b)),
-        "options": tuple(relation_words(code, view, "label") for code in DIRECTIONS),
-        "answer": relation_words(truth, view, "label"),
-    })
-    yes, no = templates["yes_no"]
-    candidate = truth if rng.random() < 0.5 else rng.choice([c for c in DIRECTIONS if c != truth])
-    yn = VisionItem(**{
-        **common, "id": f"{prefix}-YN", "question_type": "YN", "candidate": candidate,
-        "question": sentence(rng.choice(templates["question"]["YN"][view]).format(
-            a=a, b=b, relation=relation_words(candidate, view, "phrase"))),
-        "options": (yes, no), "answer": yes if candidate == truth else no,
-    })
-    return [fr, yn]
+    out = []
+    for k, (a, b) in enumerate(chosen):
+        truth = direction_of_points((a.x, a.z), (b.x, b.z))
+        if direction_of_points(centres[labels[a.id]], centres[labels[b.id]]) != truth:
+            raise RoomspaceError(f"room {scene.room_id}: stated centres of {labels[a.id]} and {labels[b.id]} "
+                                 f"do not keep their relation {truth}")
+        subject, obj = phrases.ref(labels[a.id]), phrases.ref(labels[b.id])
+        fr_question = sentence(rng.choice(texts["question"]["FR"][view]).format(a=subject, b=obj))
+        candidate = truth if k in yes else rng.choice([c for c in DIRECTIONS if c != truth])
+        yn_question = sentence(rng.choice(texts["pair_yes_no"][view]).format(
+            a=subject, b=obj, relation=relation_words(candidate, view, "phrase")))
+        pair = dict(common, answer_set=(truth,), true_relation=truth, continuous_relation=truth, pair=k,
+                    query=Query(labels[a.id], labels[b.id]), story_order=tuple(names))
+        for modality in PAIR_MODALITIES:
+            setting = IMAGE_ONLY_SETTING if modality == "image" else CENTRES_SETTING
+            prefix = f"{item.room_id}-{config}-{setting}-{view}-{modality}-p{k}"
+            asked = dict(pair, setting=setting, story=story[modality], modality=modality,
+                         image=None if modality == "text" else png)
+            out.append(VisionItem(**{
+                **asked, "id": f"{prefix}-FR", "question_type": "FR", "question": fr_question, "candidate": None,
+                "options": tuple(relation_words(c, view, "label") for c in DIRECTIONS),
+                "answer": relation_words(truth, view, "label")}))
+            out.append(VisionItem(**{
+                **asked, "id": f"{prefix}-YN", "question_type": "YN", "question": yn_question, "candidate": candidate,
+                "options": (yes_word, no_word), "answer": yes_word if candidate == truth else no_word}))
+    return out

@@ -5,11 +5,12 @@
 * view: each item asked top-down against the same item asked from the door (north-facing).
 * image+story vs story: each vision_<config> item that has its story against the same item of
   <config> without the image.
-* image vs story: each image-only item of vision_<config> (no story, the room's query pair)
-  against the story items of <config> about the same room, view and question type (their mean
-  over the eight settings): what the picture alone gives, against what the stories give.
+* image vs text, image+text vs text, image+text vs image: each pair question of vision_<config>
+  asked with the image alone, the centres in metres alone, and both (the same question and
+  answer): what the picture gives against the same facts in words.
 
-Pairs are matched by (room, setting, view, question type), never by position. Intervals are
+Pairs are matched by (room, setting, view, question type), and pair questions by (room, pair,
+view, question type), never by position. Intervals are
 paired bootstrap intervals over rooms (pipeline.evaluate.stats), seeded from --seed.
 """
 
@@ -23,15 +24,16 @@ import numpy as np
 from pipeline.evaluate.score import Outcomes, ScoreRow
 from pipeline.evaluate.stats import PairedGap, paired_gap
 from pipeline.seeding import derive_seed
-from pipeline.text.prompts import IMAGE_ONLY_SETTING, RCC8_SETTING
+from pipeline.text.prompts import PAIR_MODALITIES
 
 TWIN_PREFIX, VISION_PREFIX = "twin_", "vision_"
 MEASURES = (("YN", "YN accuracy"), ("FR", "FR exact"))
+MODALITY_GAPS = (("image", "text"), ("image+text", "text"), ("image+text", "image"))
 
 
 @dataclass(frozen=True)
 class Gap:
-    kind: str  # twin, view, image+story vs story, image vs story
+    kind: str  # twin, view, image+story vs story, or two modalities of the pair questions
     configs: str  # what is compared, e.g. "n5_m4_d144 / twin_n5_m4_d144"
     system: str
     measure: str  # "YN accuracy" or "FR exact"
@@ -44,8 +46,15 @@ Key = tuple[str, str, str, str]  # room, setting, view, question type
 
 
 def _positions(rows: Sequence[ScoreRow], config: str, modality: str | None = None) -> dict[Key, int]:
+    """(room, setting, view, question type) -> position; pair questions are matched by `_pair_positions`."""
     return {(r.room_id, r.setting, r.view, r.question_type): k for k, r in enumerate(rows)
-            if r.config == config and (modality is None or r.modality == modality)}
+            if r.config == config and r.pair is None and (modality is None or r.modality == modality)}
+
+
+def _pair_positions(rows: Sequence[ScoreRow], config: str, modality: str) -> dict[tuple, int]:
+    """(room, pair, view, question type) -> position, for the pair questions asked in `modality`."""
+    return {(r.room_id, r.pair, r.view, r.question_type): k for k, r in enumerate(rows)
+            if r.config == config and r.modality == modality and r.pair is not None}
 
 
 def _pairs(configs: Sequence[str], rows: Sequence[ScoreRow]) -> list[tuple[str, str, str, str, list]]:
@@ -68,14 +77,12 @@ def _pairs(configs: Sequence[str], rows: Sequence[ScoreRow]) -> list[tuple[str, 
             with_story = _positions(rows, config, "image+story")
             found.append(("image+story vs story", f"{config} / {base}", "image+story", "story",
                           [(key[0], key[3], [k], [story[key]]) for key, k in with_story.items() if key in story]))
-            stories: dict[tuple, list[int]] = {}
-            for (room, setting, view, question_type), k in story.items():
-                if setting != RCC8_SETTING:
-                    stories.setdefault((room, view, question_type), []).append(k)
-            found.append(("image vs story", f"{config} / {base}", "image", "story (mean of its settings)",
-                          [(key[0], key[3], [k], stories[key[0], key[2], key[3]])
-                           for key, k in _positions(rows, config, "image").items()
-                           if key[1] == IMAGE_ONLY_SETTING and (key[0], key[2], key[3]) in stories]))
+        if config.startswith(VISION_PREFIX):
+            asked = {modality: _pair_positions(rows, config, modality) for modality in PAIR_MODALITIES}
+            for first, second in MODALITY_GAPS:
+                found.append((f"{first} vs {second}", config, first, second,
+                              [(key[0], key[3], [k], [asked[second][key]])
+                               for key, k in asked[first].items() if key in asked[second]]))
     return found
 
 

@@ -12,7 +12,7 @@ from pipeline.evaluate.score import (BREAKDOWNS, Metrics, Reference, Scorer, bre
                                      read_score_rows)
 from pipeline.evaluate.stats import Rate
 from pipeline.files import write_json
-from pipeline.text.prompts import IMAGE_ONLY_SETTING, RCC8_SETTING
+from pipeline.text.prompts import CENTRES_SETTING, IMAGE_ONLY_SETTING, RCC8_SETTING
 
 CURVES = ("n", "m", "hops", "answer_set_size")  # plotted against, per setting
 
@@ -58,13 +58,14 @@ def evaluate(location: str, configs: str | None, prediction_files: list[Path], b
 
     reports = []
     for group in groups(score_rows, chosen, pool):
-        by = {key: {value: sliced(items) for value, items in breakdown(score_rows, group.items, key).items()}
-              for key in BREAKDOWNS}
+        parts = {key: breakdown(score_rows, group.items, key) for key in BREAKDOWNS}
+        by = {key: {value: sliced(items) for value, items in found.items()}
+              for key, found in parts.items() if list(found) != [None]}  # modality: vision rows only
         curves = {}
         for axis in CURVES:
             curves[axis] = {}
             for setting, items in breakdown(score_rows, group.items, "setting").items():
-                if setting not in (RCC8_SETTING, IMAGE_ONLY_SETTING):
+                if setting not in (RCC8_SETTING, IMAGE_ONLY_SETTING, CENTRES_SETTING):
                     curves[axis][setting] = {v: sliced(i) for v, i in breakdown(score_rows, items, axis).items()}
         reports.append(GroupReport(group.name, int(group.items.size), sliced(group.items), by, curves))
     return Evaluation(str(location), chosen, seed, {name: o.rounds for name, o in systems.items()}, reports,

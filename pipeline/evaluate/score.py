@@ -42,8 +42,8 @@ from pipeline.evaluate.stats import Rate, rate
 from pipeline.spatial.relations import DIRECTIONS
 
 SCORE_COLUMNS = ("id", "room_id", "config", "setting", "view", "question_type", "answer", "answer_set", "candidate",
-                 "options", "n", "m", "d", "hops", "answer_set_size", "modality")
-BREAKDOWNS = ("setting", "view", "n", "m", "d", "hops", "answer_set_size")
+                 "options", "n", "m", "d", "hops", "answer_set_size", "modality", "pair")
+BREAKDOWNS = ("setting", "view", "modality", "n", "m", "d", "hops", "answer_set_size")
 SCORED, UNPARSEABLE, NO_ANSWER, TRUNCATED = range(4)
 EXAMPLES = 5  # unparseable answers quoted per system in the JSON report
 BIT = {code: 1 << k for k, code in enumerate(DIRECTIONS)}
@@ -69,11 +69,12 @@ class ScoreRow:
     hops: int
     answer_set_size: int
     modality: str | None
+    pair: int | None  # vision pair questions: the three modalities of one question share it
 
     @classmethod
     def of(cls, values: Mapping) -> ScoreRow:
         """The scoring fields of a row dict or a harness sample's metadata (lists as tuples); a field
-        it lacks (`modality` outside vision configurations) is None."""
+        it lacks (`modality` and `pair` outside vision configurations) is None."""
         fields = {f.name: values.get(f.name) for f in dataclasses.fields(cls)}
         return cls(**{**fields, "answer_set": tuple(fields["answer_set"]), "options": tuple(fields["options"])})
 
@@ -88,6 +89,7 @@ def read_score_rows(rows: BenchmarkRows, configs: Sequence[str], progress: bool 
             for table in rows.batches(config, SCORE_COLUMNS):
                 columns = {name: table.column(name).to_pylist() for name in table.column_names}
                 modality = columns.get("modality", [None] * table.num_rows)
+                pair = columns.get("pair", [None] * table.num_rows)
                 for k in range(table.num_rows):
                     out.append(ScoreRow(
                         columns["id"][k], sys.intern(columns["room_id"][k]), sys.intern(columns["config"][k]),
@@ -95,7 +97,8 @@ def read_score_rows(rows: BenchmarkRows, configs: Sequence[str], progress: bool 
                         sys.intern(columns["question_type"][k]), sys.intern(columns["answer"][k]),
                         tuple(map(sys.intern, columns["answer_set"][k])), columns["candidate"][k],
                         tuple(map(sys.intern, columns["options"][k])), columns["n"][k], columns["m"][k],
-                        columns["d"][k], columns["hops"][k], columns["answer_set_size"][k], modality[k]))
+                        columns["d"][k], columns["hops"][k], columns["answer_set_size"][k],
+                        modality[k] and sys.intern(modality[k]), pair[k]))
                 bar.update()
     return out
 

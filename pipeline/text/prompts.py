@@ -25,6 +25,9 @@ STYLES = ("self-contained", "paper")
 DEFAULT_STYLE = "self-contained"
 RCC8_SETTING = "rcc8"  # footprints in metres, YN questions about RCC-8 relations: an addition to RoomSpace
 IMAGE_ONLY_SETTING = "none"  # the fact set of a vision row without a story
+PAIR_KINDS = ("image", "centres", "image+centres")  # one pair question asked three ways: one relation holds
+CENTRES_SETTING = "centres"  # a vision pair question's story: object centres in metres, as the image shows them
+PAIR_MODALITIES = ("image", "text", "image+text")  # how a vision pair question is asked: image, centres, both
 
 
 def _templates() -> dict:
@@ -32,9 +35,12 @@ def _templates() -> dict:
 
 
 def row_kind(setting: str, modality: str | None) -> str:
-    """story, rcc8, image or image+story: which task and definitions a row's prompt needs."""
+    """story, rcc8, image+story, or a pair question's image, centres or image+centres: which task,
+    definitions and instructions a row's prompt needs."""
     if setting == IMAGE_ONLY_SETTING:
         return "image"
+    if setting == CENTRES_SETTING:
+        return "image+centres" if modality == "image+text" else "centres"
     if setting == RCC8_SETTING:
         return "rcc8"
     return "image+story" if modality == "image+story" else "story"
@@ -102,7 +108,7 @@ def definitions(row_kind_: str, view: str, d: int, relations: frozenset[str]) ->
     defs, axes = _templates()["definitions"], _templates()["axes"][view]
     if row_kind_ == "rcc8":
         return defs["rcc8"]
-    if row_kind_ == "image":
+    if row_kind_ in PAIR_KINDS:
         return "\n\n".join([defs["view"][view], centre_definitions(view)])
     codes = relations
     kinds = {kind(code) for code in codes}
@@ -126,7 +132,7 @@ def prompt_text(style: str, *, story: str, question: str, options: Iterable[str]
         raise RoomspaceError(f"unknown prompt style {style!r}; expected one of {', '.join(STYLES)}")
     kind_ = row_kind(setting, modality)
     fields = {"story": story, "question": question, "options": ", ".join(options),
-              "instructions": templates["instructions"]["image" if kind_ == "image" else "story"][question_type],
+              "instructions": templates["instructions"]["pair" if kind_ in PAIR_KINDS else "story"][question_type],
               "task": templates["task"][kind_]}
     if "{definitions}" in templates["styles"][style]:
         fields["definitions"] = definitions(kind_, view, d, frozenset(relations))

@@ -17,7 +17,7 @@ from pipeline.spatial.facts import Fact
 from pipeline.spatial.reasoning import PathStep, path_text
 from pipeline.spatial.relations import DIRECTIONS
 from pipeline.spatial.topology import ROOM, rcc8_question, stated_side
-from pipeline.text.words import Wording, join_words, sentence
+from pipeline.text.words import Phrases, Wording, join_words, sentence
 
 
 def unary_sentences(facts: tuple[Fact, ...], order: Sequence[str], wording: Wording, view: str,
@@ -148,6 +148,19 @@ def tell_rcc8(room_type: str, side: float, footprints: Mapping[str, Sequence[Poi
 
     question = rcc8_question(candidate).format(a=region(query[0]), b=region(query[1]))
     return " ".join(filter(None, parts)), sentence(question)
+
+
+def tell_centres(room_type: str, side: float, centres: Mapping[str, Point], order: Sequence[str], phrases: Phrases,
+                 view: str, rng: Random) -> str:
+    """A story that places objects as an image does: each object's centre in metres, in the rcc8 frame."""
+    slots = data_json("templates.json")
+    return " ".join([
+        opening(room_type, side, rng),
+        sentence(rng.choice(slots["rcc8"]["frame"][view]).format(side=f"{stated_side(side):g}")),
+        objects_sentence(order, Wording(phrases), rng),
+        *(sentence(rng.choice(slots["centre"]).format(subject=phrases.ref(name), x=f"{centres[name][0]:g}",
+                                                      y=f"{centres[name][1]:g}")) for name in order),
+    ])
 
 
 def text_seed(room_id: str, config: str, setting: str, view: str) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pipeline.data import data_json
@@ -27,6 +27,35 @@ def object_names(chosen: list[SceneObject], intro: list[int]) -> list[str]:
             seen[words[k]] = seen.get(words[k], 0) + 1
             names[k] = f"{words[k]} {seen[words[k]]}"
     return names
+
+
+def object_labels(prominent: Sequence[SceneObject], named: Mapping[str, str] | None = None) -> dict[str, str]:
+    """{object id: name} for every prominent object of a room, as an image labels them.
+
+    An object a story names keeps that name (`named`: {object id: name}); any other is called by
+    its type words, numbered when the room holds more than one of its type: after the numbers the
+    story uses ("chair 3" beside the story's "chair 1" and "chair 2"; "chair 2" beside the story's
+    unnumbered "chair"), in the order of `prominent`. No two objects share a name.
+    """
+    named = dict(named or {})
+    labels: dict[str, str] = {}
+    words = {o.id: type_words(o.type) for o in prominent}
+    for word in dict.fromkeys(words.values()):
+        ids = [i for i, w in words.items() if w == word]
+        taken = [named[i] for i in ids if i in named]
+        numbers = [int(name[len(word) + 1:]) for name in taken if name != word]
+        following = max(numbers, default=1 if word in taken else 0) + 1
+        for i in ids:
+            if i in named:
+                labels[i] = named[i]
+            elif len(ids) == 1:
+                labels[i] = word
+            else:
+                labels[i] = f"{word} {following}"
+                following += 1
+    if len(set(labels.values())) != len(labels):
+        raise ValueError(f"object names are not distinct: {sorted(labels.values())}")
+    return labels
 
 
 class Phrases:

@@ -1,10 +1,11 @@
-"""Vision rows: image+story rows keep the checker's answers, image rows answer what the image shows."""
+"""Vision rows: images labelled with the stories' names; image+story rows keep the checker's
+answers; pair questions, asked as image, text and image+text, answer what the scene shows."""
 
 from __future__ import annotations
 
-import dataclasses
 import io
-from collections import Counter
+import re
+from collections import Counter, defaultdict
 
 import numpy as np
 import pyarrow as pa
@@ -14,56 +15,106 @@ from datasets import Dataset
 from handmade import room, thing
 from PIL import Image
 
-from pipeline.dataset.rows import VISION_FEATURES
-from pipeline.dataset.vision import vision_rows
+from pipeline.dataset.rows import VISION_FEATURES, check_row
+from pipeline.dataset.vision import PAIRS_PER_VIEW, VISIBLE_OFFSET, story_labels, vision_rows
 from pipeline.errors import RoomspaceError
 from pipeline.render.job import offline_images
 from pipeline.render.png import image_labels
-from pipeline.spatial.relations import DIRECTIONS
+from pipeline.spatial.relations import DIRECTIONS, direction_of_points
 from pipeline.text.configs import Config
 from pipeline.text.items import room_items
+from pipeline.text.prompts import PAIR_MODALITIES
 
 CONFIG = Config(5, 4, 12)
 # Five types, each once, centres well apart on both axes, all low enough to be seen from the door.
 LAYOUT = [("Bed", 1.0, 4.3), ("Sofa", 4.4, 4.0), ("Desk", 2.6, 2.7), ("Dresser", 0.9, 1.2), ("Toilet", 4.2, 1.4)]
+CENTRE = re.compile(r"(?:The centre of (?P<a>.+) is at|(?P<b>.+) has its centre at) \((?P<x>[-\d.]+), (?P<y>[-\d.]+)\)\.")
 
 
-def layout_room(layout=LAYOUT):
-    return room(*(thing(k, kind, x, z, 0.7, 0.6, height=0.5) for k, (kind, x, z) in enumerate(layout)))
+def layout_room(layout=LAYOUT, **kwargs):
+    return room(*(thing(k, kind, x, z, 0.7, 0.6, height=kwargs.get("height", 0.5))
+                  for k, (kind, x, z) in enumerate(layout)))
+
+
+def rows_of(scene, house, config=CONFIG):
+    items = room_items(scene, config)
+    images = offline_images(scene, house, names=story_labels(scene, items))
+    return items, images, vision_rows(scene, items, images)
 
 
 @pytest.fixture(scope="module")
 def made():
     scene, house = layout_room()
-    items = room_items(scene, CONFIG)
-    images = offline_images(scene, house)
-    return scene, items, images, vision_rows(scene, items, images)
+    return (scene, *rows_of(scene, house))
+
+
+def stated_centres(story: str) -> dict[str, tuple[float, float]]:
+    found = {}
+    for match in filter(None, map(CENTRE.fullmatch, re.split(r"(?<=\.) ", story))):
+        name = (match["a"] or match["b"]).removeprefix("the ").removeprefix("The ")
+        found[name[0].lower() + name[1:]] = (float(match["x"]), float(match["y"]))
+    return found
+
+
+def test_images_carry_the_stories_names(made):
+    scene, items, images, rows = made
+    names = story_labels(scene, items)
+    assert {o.name for o in items[0].objects} <= set(names.values())
+    assert image_labels(images["top_down"]) == names  # every prominent object, as the stories name them
+    assert image_labels(images["south_door"]).items() <= names.items()
 
 
 def test_every_item_gets_an_image_and_keeps_its_answers(made):
     _, items, images, rows = made
     story_rows = [r for r in rows if r["modality"] == "image+story"]
-    assert len(story_rows) == len(items)
+    assert len(story_rows) == len(items)  # every object of LAYOUT is seen from the door
     for item, row in zip(items, story_rows):
-        assert row["config"] == "vision_n5_m4_d144"
+        assert row["config"] == "vision_n5_m4_d144" and row["pair"] is None
         assert (row["story"], row["answer"], row["answer_set"]) == (item.story, item.answer, list(item.answer_set))
         expected = "top_down" if item.view == "top_down" else "south_door"
         assert row["image_name"] == expected and row["image"]["bytes"] == images[expected]
     assert len({r["id"] for r in rows}) == len(rows)
 
 
-def test_image_rows_are_answered_by_the_continuous_relation(made):
-    _, items, _, rows = made
-    image_rows = [r for r in rows if r["modality"] == "image"]
-    assert Counter((r["view"], r["question_type"]) for r in image_rows) == Counter(
-        {("top_down", "FR"): 1, ("top_down", "YN"): 1, ("north_facing", "FR"): 1, ("north_facing", "YN"): 1})
-    truth = items[0].continuous_relation
-    for row in image_rows:
-        assert row["answer_set"] == [truth] and row["facts"] == [] and row["setting"] == "none"
-        assert row["story"] and row["query"] == dataclasses.asdict(items[0].query)
-        if row["question_type"] == "YN":
-            assert row["candidate"] in DIRECTIONS
+def test_pair_questions_are_asked_three_ways_with_one_answer(made):
+    scene, _, images, rows = made
+    asked = defaultdict(dict)
+    for row in rows:
+        if row["modality"] != "image+story":
+            check_row(row)
+            asked[row["view"], row["pair"], row["question_type"]][row["modality"]] = row
+    views = Counter(view for view, _, _ in asked)
+    assert views == {"top_down": 2 * PAIRS_PER_VIEW, "north_facing": 2 * PAIRS_PER_VIEW}  # of 9 clear pairs each
+    centres = {o.id: (o.x, o.z) for o in scene.prominent}
+    names = image_labels(images["top_down"])
+    by_name = {names[i]: centres[i] for i in names}
+    for (view, _, question_type), three in asked.items():
+        assert set(three) == set(PAIR_MODALITIES)
+        same = {(r["question"], r["answer"], tuple(r["answer_set"]), r["candidate"], tuple(r["options"]))
+                for r in three.values()}
+        assert len(same) == 1
+        row = three["image"]
+        truth = direction_of_points(by_name[row["query"]["subject"]], by_name[row["query"]["object"]])
+        assert row["answer_set"] == [truth] == [row["continuous_relation"]] == [row["true_relation"]]
+        if question_type == "YN":
             assert row["answer"] == ("Yes" if row["candidate"] == truth else "No")
+        # the image rows carry the view's image; the text row none, its story the centres instead
+        image_name = "top_down" if view == "top_down" else "south_door"
+        assert three["image"]["image"]["bytes"] == three["image+text"]["image"]["bytes"] == images[image_name]
+        assert three["text"]["image"] is None
+        assert three["text"]["story"] == three["image+text"]["story"] != row["story"]
+        assert three["image"]["setting"] == "none" and three["text"]["setting"] == "centres"
+        stated = stated_centres(three["text"]["story"])
+        assert set(stated) == set(image_labels(images[image_name]).values())  # what the image labels
+        assert direction_of_points(stated[row["query"]["subject"]], stated[row["query"]["object"]]) == truth
+        assert len({r["prompt"] for r in three.values()}) == 3
+
+
+def test_yes_and_no_are_balanced_per_view(made):
+    *_, rows = made
+    for view in ("top_down", "north_facing"):
+        yn = [r for r in rows if r["modality"] == "image" and r["view"] == view and r["question_type"] == "YN"]
+        assert Counter(r["answer"] for r in yn) == {"Yes": PAIRS_PER_VIEW // 2, "No": PAIRS_PER_VIEW // 2}
 
 
 def test_rows_round_trip_through_parquet_and_datasets(made, tmp_path):
@@ -73,6 +124,8 @@ def test_rows_round_trip_through_parquet_and_datasets(made, tmp_path):
     loaded = Dataset.from_parquet(str(path), cache_dir=str(tmp_path / "cache"))
     assert loaded.features == VISION_FEATURES
     assert len(loaded) == len(rows)
+    text = next(k for k, r in enumerate(rows) if r["modality"] == "text")
+    assert loaded[text]["image"] is None and loaded[text]["pair"] == rows[text]["pair"]
     for k in (0, len(rows) - 1):
         image = loaded[k]["image"]  # decoded by datasets.Image()
         assert isinstance(image, Image.Image)
@@ -82,24 +135,39 @@ def test_rows_round_trip_through_parquet_and_datasets(made, tmp_path):
     assert loaded[0]["id"] == rows[0]["id"] and loaded[0]["objects"] == rows[0]["objects"]
 
 
-def test_no_image_question_when_the_image_cannot_answer_it():
-    # A repeated type: "the chair" would not say which one.
+def test_repeated_types_are_numbered_so_every_pair_can_be_asked():
     scene, house = room(*(thing(k, "Chair", x, z, 0.5, 0.5, height=0.5) for k, (_, x, z) in enumerate(LAYOUT)))
-    rows = vision_rows(scene, room_items(scene, CONFIG), offline_images(scene, house))
-    assert rows and {r["modality"] for r in rows} == {"image+story"}
+    items, images, rows = rows_of(scene, house)
+    labels = image_labels(images["top_down"])
+    assert sorted(labels.values()) == [f"chair {k}" for k in range(1, 6)]
+    assert sum(r["modality"] == "image" for r in rows) == 2 * 2 * PAIRS_PER_VIEW
 
-    # Centres 5 cm apart on an axis: the relation is not something an image can show.
-    scene, house = layout_room()
-    items = room_items(scene, CONFIG)
-    first, last = items[0].objects[0], items[0].objects[-1]
-    moved = [(kind, x, z) for kind, x, z in LAYOUT]
-    index = next(k for k, (kind, _, _) in enumerate(LAYOUT) if kind == last.type)
-    moved[index] = (last.type, first.x + 0.05, last.z)
+
+def test_no_pair_question_hangs_on_a_few_centimetres():
+    moved = [*LAYOUT[:4], ("Toilet", LAYOUT[3][1] + 0.05, 1.4)]  # 5 cm east of the dresser: not for an image
     scene, house = layout_room(moved)
-    items = room_items(scene, CONFIG)
-    assert items[0].objects[-1].type == last.type
-    rows = vision_rows(scene, items, offline_images(scene, house))
-    assert {r["modality"] for r in rows} == {"image+story"}
+    *_, rows = rows_of(scene, house)
+    pairs = {frozenset(r["query"].values()) for r in rows if r["modality"] == "image"}
+    assert pairs and frozenset({"dresser", "toilet"}) not in pairs
+    for row in rows:
+        if row["modality"] == "image":
+            a, b = (next(o for o in scene.prominent if o.type.lower() == row["query"][k]) for k in ("subject", "object"))
+            assert all(d < 1e-6 or d >= VISIBLE_OFFSET for d in (abs(a.x - b.x), abs(a.z - b.z)))
+
+
+def test_an_object_the_view_hides_is_not_asked_about_in_that_view():
+    near = thing(0, "Dresser", 2.7, 1.2, 2.4, 0.5, height=2.2)  # hides the low bed behind it from the door
+    things = [near, thing(1, "Bed", 2.7, 2.2, 0.6, 0.4, height=0.3), thing(2, "Sofa", 0.8, 4.4, 0.9, 0.6),
+              thing(3, "Desk", 4.6, 4.2, 0.7, 0.6), thing(4, "Toilet", 4.6, 0.6, 0.5, 0.5)]
+    scene, house = room(*things)
+    items, images, rows = rows_of(scene, house, Config(5, 4, 9))
+    assert "bed" in image_labels(images["top_down"]).values()
+    assert "bed" not in image_labels(images["south_door"]).values()
+    for row in rows:
+        if row["view"] == "north_facing":
+            assert "bed" not in row["query"].values(), row["id"]
+    door_items = [i for i in items if i.view == "north_facing" and "bed" not in i.query.pair]
+    assert sum(r["modality"] == "image+story" and r["view"] == "north_facing" for r in rows) == len(door_items)
 
 
 def test_images_without_labels_give_story_rows_only(made):
@@ -111,6 +179,11 @@ def test_images_without_labels_give_story_rows_only(made):
         bare[name] = buffer.getvalue()
         assert image_labels(bare[name]) is None
     assert {r["modality"] for r in vision_rows(scene, items, bare)} == {"image+story"}
+
+
+def test_same_room_same_rows(made):
+    scene, items, images, rows = made
+    assert vision_rows(scene, items, images) == rows
 
 
 def test_bad_input(made):

@@ -1,4 +1,5 @@
-"""Paired gaps on hand-made items: pairing by (room, setting, view, question type), the four kinds, intervals."""
+"""Paired gaps on hand-made items: pairing by (room, setting, view, question type) or by pair question,
+every kind, intervals."""
 
 import numpy as np
 import pytest
@@ -8,9 +9,9 @@ from pipeline.evaluate.score import Outcomes, ScoreRow
 from pipeline.evaluate.stats import paired_gap, wilson
 
 
-def item(config, room, setting, view, question_type="YN", modality=None) -> ScoreRow:
-    return ScoreRow(f"{room}-{config}-{setting}-{view}-{question_type}", room, config, setting, view, question_type,
-                    "Yes", ("N",), "N", ("Yes", "No"), 5, 4, 12, 4, 1, modality)
+def item(config, room, setting, view, question_type="YN", modality=None, pair=None) -> ScoreRow:
+    return ScoreRow(f"{room}-{config}-{setting}-{view}-{modality}-{pair}-{question_type}", room, config, setting, view,
+                    question_type, "Yes", ("N",), "N", ("Yes", "No"), 5, 4, 12, 4, 1, modality, pair)
 
 
 def outcomes(correct: list[bool]) -> Outcomes:
@@ -35,14 +36,20 @@ def test_every_kind_pairs_the_same_items_and_measures_the_difference():
                 add(item("X", room, setting, view), view == "top_down")  # top-down right, door view wrong
                 add(item("twin_X", room, setting, view), False)  # every twin wrong
                 add(item("vision_X", room, setting, view, modality="image+story"), True)
-            add(item("vision_X", room, "none", view, modality="image"), True)
+            for pair in range(3):  # each pair question three ways: right from text, from images when pair > 0
+                add(item("vision_X", room, "none", view, modality="image", pair=pair), pair > 0)
+                add(item("vision_X", room, "centres", view, modality="text", pair=pair), True)
+                add(item("vision_X", room, "centres", view, modality="image+text", pair=pair), pair == 2)
     found = {gap.kind: gap for gap in paired_gaps(rows, ["X", "vision_X", "twin_X"], {"m": outcomes(correct)}, 0)
-             if gap.configs in ("X / twin_X", "X", "vision_X / X")}
+             if gap.configs in ("X / twin_X", "X", "vision_X / X", "vision_X") and gap.measure == "YN accuracy"
+             and (gap.kind, gap.configs) != ("view", "vision_X")}
     assert found["twin"].result.pairs == 16 and found["twin"].result.difference == pytest.approx(0.5)
     assert found["view"].result.pairs == 8 and found["view"].result.difference == pytest.approx(1.0)
     assert found["image+story vs story"].result.difference == pytest.approx(0.5)
-    image = found["image vs story"].result
-    assert image.pairs == 8 and image.first == 1.0 and image.second == pytest.approx(0.5)  # story side: mean of settings
+    image = found["image vs text"].result
+    assert image.pairs == 24 and image.first == pytest.approx(2 / 3) and image.second == 1.0
+    assert found["image+text vs text"].result.difference == pytest.approx(-2 / 3)
+    assert found["image+text vs image"].result.difference == pytest.approx(1 / 3 - 2 / 3)
     assert all(g.result.rooms == 4 for g in found.values())
 
 

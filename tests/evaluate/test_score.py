@@ -91,7 +91,7 @@ def row(question_type="FR", answer_set=("N", "NE"), candidate=None, **extra) -> 
                   question_type=question_type, answer="", answer_set=tuple(answer_set), candidate=candidate,
                   options=("Yes", "No") if question_type == "YN" else tuple(relation_words(c, "top_down", "label")
                                                                            for c in DIRECTIONS),
-                  n=5, m=4, d=12, hops=4, answer_set_size=len(answer_set), modality=None)
+                  n=5, m=4, d=12, hops=4, answer_set_size=len(answer_set), modality=None, pair=None)
     return ScoreRow(**{**fields, **extra})
 
 
@@ -136,7 +136,7 @@ def test_every_kind_is_there_and_every_prompt_is_the_rows_own(rows):
     for r in rows:
         prompt = make_prompt(r)
         assert prompt.text == r["prompt"] == row_prompt(r)
-        if r["config"].startswith("vision_"):
+        if r["config"].startswith("vision_") and r["modality"] != "text":
             assert prompt.image == r["image"]["bytes"] and prompt.image.startswith(b"\x89PNG")
             assert prompt.messages[0]["content"][0]["image_url"]["url"].startswith("data:image/png;base64,")
         else:
@@ -155,12 +155,13 @@ def test_the_checker_scores_100_percent_on_every_configuration_and_shows_no_gap(
         present = {code for r in rows if r["config"] == group.name and r["question_type"] == "FR"
                    for code in r["answer_set"]}
         assert metrics.fr_f1_macro == pytest.approx(len(present) / len(DIRECTIONS))
-        for key in BREAKDOWNS:
+        for key in group.by:
             for part in group.by[key].values():
                 m = part.systems["checker"]
                 assert m.yn_accuracy is None or m.yn_accuracy.value == 1.0
     kinds = {gap.kind for gap in evaluation.gaps if gap.result is not None}
-    assert kinds >= {"twin", "view", "image+story vs story"}  # image-only rows are rare: test_gaps.py has them
+    assert kinds >= {"twin", "view", "image+story vs story", "image vs text", "image+text vs text",
+                     "image+text vs image"}
     assert all(gap.result.difference == gap.result.low == gap.result.high == 0 for gap in evaluation.gaps)
 
 
@@ -246,7 +247,7 @@ def test_score_command_per_configuration_json_plots_and_repeats(built, rows, tmp
     assert report["configs"] == ["n3_m2_d81"] and report["rounds"] == {"model": 3, "checker": 1}
     assert {example["id"] for example in report["unparseable"]["model"]} == {fr["id"], yn["id"]}
     group = report["groups"][0]
-    assert group["overall"]["systems"]["model"]["fr_vote"] > 0 and set(group["by"]) == set(BREAKDOWNS)
+    assert group["overall"]["systems"]["model"]["fr_vote"] > 0 and set(group["by"]) == set(BREAKDOWNS) - {"modality"}
     pngs = sorted(p.name for p in plots.glob("*.png"))
     assert "gaps.png" in pngs and any("answer_set_size" in name for name in pngs)
     first = {p.name: p.read_bytes() for p in plots.glob("*.png")}

@@ -18,13 +18,16 @@ __all__ = ["doc_to_text", "doc_to_visual", "fr_items", "process_results", "yn_it
 
 
 def doc_to_visual(doc: dict) -> list:
-    """The row's image as a one-element list of RGB PIL images.
+    """The row's image as a one-element list of RGB PIL images; none for a text row (a pair
+    question asked with the centres in words only).
 
     `datasets` decodes the card's Image column to a PIL image; a row read straight from Parquet
     has it as {"bytes", "path"}: both are accepted."""
     from PIL import Image
 
     image = doc["image"]
+    if image is None:
+        return []
     if isinstance(image, dict):
         image = Image.open(io.BytesIO(image["bytes"]))
     return [image.convert("RGB")]
