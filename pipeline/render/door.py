@@ -8,9 +8,10 @@ box of its real height at its height above the floor, wall-hung ones on their wa
 hung on the cut-away south wall is drawn as a low block at the foot of that wall, so it keeps its
 place in plan without hiding the room. Hidden surfaces are exact: the faces are triangles
 rasterised into a numpy z-buffer (1/depth interpolated linearly in screen space, the nearest face
-wins each pixel); face edges and silhouettes are drawn where the winning face changes. Labels sit
-above each object's visible pixels, with a leader to a dot on the object; objects fully hidden
-are not labelled.
+wins each pixel); face edges and silhouettes are drawn where the winning face changes. Each
+visible prominent object carries its name (pipeline.render.labels), on its visible pixels or,
+preferably above them, with a leader to a dot on them; objects hidden (fewer than MIN_VISIBLE_PX
+pixels) are not labelled.
 """
 
 from __future__ import annotations
@@ -18,17 +19,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import partial
 
 import numpy as np
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from pipeline.errors import RoomspaceError
-from pipeline.render.labels import LABEL_PAD, LabelRequest, place_labels
+from pipeline.render.labels import LABEL_PAD, LabelPlace, LabelRequest, dot_on, label_texts, place_labels
 from pipeline.render.png import png_bytes
-from pipeline.render.style import check_drawable, colour, font, object_colour, offline_key, style
+from pipeline.render.style import check_drawable, colour, drawing, font, object_colour, offline_key, style
 from pipeline.scene.records import Scene
-from pipeline.text.words import type_words
 
 SOUTH_SILL = 0.12  # m: the south wall is drawn cut down to this height in the south-door view
 WALL_THICKNESS = 0.12  # m: the cut south wall's thickness, outside the room (z < 0)
@@ -271,8 +270,11 @@ def south_door_frame(scene: Scene, house: Mapping) -> SouthDoorFrame:
                           object_of_pixel=object_of_surface[surface])  # -1 (background) takes the trailing -1
 
 
-def south_door_image(scene: Scene, house: Mapping) -> tuple[Image.Image, list[tuple[str, str]]]:
-    """The south-door image and the (object id, label) pairs of the visible prominent objects."""
+def south_door_image(scene: Scene, house: Mapping, names: Mapping[str, str] | None = None,
+                     ) -> tuple[Image.Image, dict[str, str], dict[str, LabelPlace]]:
+    """The south-door image, the label of every visible prominent object on it ({object id: label};
+    `names`, by default `label_texts`'s) and where each label lies."""
+    texts = label_texts(scene, names)
     frame = south_door_frame(scene, house)
     palette = np.array([colour("background"), *(s.colour for s in frame.surfaces)], dtype=np.uint8)
     ids = frame.surface_of_pixel
@@ -282,7 +284,7 @@ def south_door_image(scene: Scene, house: Mapping) -> tuple[Image.Image, list[tu
     edges[:-1, :] |= ids[:-1, :] != ids[1:, :]
     pixels[edges] = colour("edge")
     image = Image.fromarray(pixels, "RGB")
-    draw = ImageDraw.Draw(image)
+    draw = drawing(image)
 
     layout = style()["south_door"]
     step = font(layout["font_px"]).getbbox("Ag")[3] + 2 * LABEL_PAD + 2
@@ -297,27 +299,16 @@ def south_door_image(scene: Scene, house: Mapping) -> tuple[Image.Image, list[tu
     top = dict(zip(present.tolist(), rows[first].tolist()))
     visible = [k for k, obj in enumerate(scene.objects) if obj.prominent and count[k] >= MIN_VISIBLE_PX]
     visible.sort(key=lambda k: count[k])  # small (far, hidden) objects choose their place first
-    requests, labels = [], []
+    requests = []
     for k in visible:
         obj, col, row = scene.objects[k], float(mean_col[k]), float(mean_row[k])
-        text = type_words(obj.type)
         above = [(col, top[k] - step / 2 - 6 - j * step) for j in range(6)]
         below = [(col, row + j * step) for j in range(1, 4)]
-        on_object = partial(_covers, owner, k)
-        requests.append(LabelRequest(text, (round(col), round(row)), ((col, row), *above, *below), on_object))
-        labels.append((obj.id, text))
-    place_labels(draw, requests, image.size, layout["font_px"])
-    return image, sorted(labels)
+        requests.append(LabelRequest(obj.id, texts[obj.id], k, dot_on(owner, k, (col, row)), ((col, row), *above, *below)))
+    places = place_labels(draw, requests, owner, layout["font_px"])
+    return image, {i: texts[i] for i in places}, places
 
 
-def _covers(owner: np.ndarray, index: int, rect: tuple) -> bool:
-    """Whether every pixel of the rectangle shows object `index`."""
-    x0, y0, x1, y1 = (round(v) for v in rect)
-    if x0 < 0 or y0 < 0 or x1 >= owner.shape[1] or y1 >= owner.shape[0]:
-        return False
-    return bool((owner[y0 : y1 + 1, x0 : x1 + 1] == index).all())
-
-
-def south_door_png(scene: Scene, house: Mapping) -> bytes:
-    image, labels = south_door_image(scene, house)
-    return png_bytes(image, offline_key("south_door"), labels)
+def south_door_png(scene: Scene, house: Mapping, names: Mapping[str, str] | None = None) -> bytes:
+    image, labels, places = south_door_image(scene, house, names)
+    return png_bytes(image, offline_key("south_door"), labels, places)

@@ -34,9 +34,11 @@ from pipeline.spatial.grid import check_grid_size
 RENDERERS = ("offline", "ai2thor")
 
 
-def offline_images(scene: Scene, house: Mapping, grid: int | None = None) -> dict[str, bytes]:
-    """Both offline PNGs of a scene, by image name."""
-    return {"top_down": top_down_png(scene, grid), "south_door": south_door_png(scene, house)}
+def offline_images(scene: Scene, house: Mapping, grid: int | None = None,
+                   names: Mapping[str, str] | None = None) -> dict[str, bytes]:
+    """Both offline PNGs of a scene, by image name, its prominent objects labelled by `names`
+    ({object id: label}; by default pipeline.render.labels.label_texts's)."""
+    return {"top_down": top_down_png(scene, grid, names), "south_door": south_door_png(scene, house, names)}
 
 
 @dataclass(frozen=True)

@@ -1,68 +1,190 @@
-"""Labels on the offline images: each a boxed text that names exactly one object.
+"""Labels on the offline images: each a boxed text that names exactly one object and points at it.
 
-A view asks for its labels in the order they should choose their places, each with candidate
-places, best first; `place_labels` draws each at its first candidate that stays in the image and
-overlaps no earlier label. A label on its object's own area stands alone; any other is placed off
-the object's dot and joined to it by a leader line.
+A view asks for its labels in the order they should choose their places, each with the places it
+prefers, best first. `place_labels` puts each label at its first preferred place that is free,
+else at the free place nearest its object's dot, searching every place in the image: free means
+inside the image, clear of every earlier label, leader, dot and reserved box, and, unless the label
+lies wholly on its object's own pixels, clear of its own dot, with a leader line to the dot that
+crosses nothing. If some label finds no free place, the image's labels are all placed again with a
+smaller font. The boxes and dots are recorded in the PNG (pipeline.render.png).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
 
+import numpy as np
 from PIL import ImageDraw
 
+from pipeline.errors import RoomspaceError
 from pipeline.render.style import colour, font
+from pipeline.scene.records import Scene
+from pipeline.text.words import object_labels
 
 LABEL_PAD = 3  # px between a label's text and its box
+GAP = 2  # px kept clear around every label box
+DOT_RADIUS = 3  # px
+MIN_FONT_PX = 10  # smallest label font before giving up; still legible
+SEARCH_STEP = 2  # px between the label places tried in the search
 
 
 @dataclass(frozen=True)
 class LabelRequest:
+    id: str  # object id
     text: str
-    dot: tuple[float, float]  # the point on the object the label names (px)
-    candidates: tuple[tuple[float, float], ...]  # label-box centres to try, best first (px)
-    inside: Callable[[tuple[float, float, float, float]], bool] | None  # does a box lie on the object itself?
+    index: int  # the object's number in the owner map
+    dot: tuple[int, int]  # pixel on the object the label points at
+    preferred: tuple[tuple[float, float], ...]  # label-box centres to try first, best first (px)
 
 
-def place_labels(draw: ImageDraw.ImageDraw, requests: list[LabelRequest], size: tuple[int, int], px: int) -> None:
-    """Draw each label at its first candidate that stays in the image and overlaps no earlier label.
+@dataclass(frozen=True)
+class LabelPlace:
+    box: tuple[int, int, int, int]  # x0, y0, x1, y1: the pixels drawn, ends included
+    dot: tuple[int, int] | None  # where its leader ends, None for a label on its object's own pixels
 
-    A label away from its object gets a leader line to a dot on the object, so every label
-    points at exactly one object.
-    """
-    text_font = font(px)
-    taken: list[tuple[float, float, float, float]] = []
+
+def label_texts(scene: Scene, names: Mapping[str, str] | None) -> dict[str, str]:
+    """{object id: label} for every prominent object: the caller's names, by default numbered type words."""
+    if names is None:
+        return object_labels(scene.prominent)
+    prominent = {o.id for o in scene.prominent}
+    if set(names) != prominent:
+        raise RoomspaceError(f"scene {scene.room_id}: label names must name exactly its prominent objects "
+                             f"(missing {sorted(prominent - set(names))}, unknown {sorted(set(names) - prominent)})")
+    return dict(names)
+
+
+def dot_on(owner: np.ndarray, index: int, point: tuple[float, float]) -> tuple[int, int]:
+    """The pixel showing object `index` nearest to `point` (the point itself if none shows it)."""
+    col, row = round(point[0]), round(point[1])
+    if 0 <= row < owner.shape[0] and 0 <= col < owner.shape[1] and owner[row, col] == index:
+        return col, row
+    rows, cols = np.nonzero(owner == index)
+    if not len(rows):
+        return col, row
+    k = int(np.argmin((cols - point[0]) ** 2 + (rows - point[1]) ** 2))
+    return int(cols[k]), int(rows[k])
+
+
+def place_labels(draw: ImageDraw.ImageDraw, requests: list[LabelRequest], owner: np.ndarray, px: int,
+                 reserved: tuple[tuple[int, int, int, int], ...] = ()) -> dict[str, LabelPlace]:
+    """Place and draw every label, shrinking the font until all fit; {object id: place}."""
+    for size in range(px, MIN_FONT_PX - 1, -1):
+        places = _layout(requests, owner, size, reserved)
+        if places is not None:
+            for request in requests:
+                _draw(draw, request.text, places[request.id], request.dot, size)
+            return places
+    raise RoomspaceError(f"no room for {len(requests)} labels at {MIN_FONT_PX} px or more")
+
+
+def _layout(requests, owner: np.ndarray, px: int, reserved) -> dict[str, LabelPlace] | None:
+    """Every label's place at this font size, or None if one finds no free place."""
+    height, width = owner.shape
+    boxes = np.ones((height, width), dtype=bool)  # label boxes and what else no label may cover
+    boxes[1:-1, 1:-1] = False  # the image's outermost pixels: a box drawn there would touch the edge
+    for rect in reserved:
+        _mark(boxes, rect, GAP)
+    leaders, dots = np.zeros_like(boxes), np.zeros_like(boxes)
     for request in requests:
-        left, top, right, bottom = text_font.getbbox(request.text)
-        half_w, half_h = (right - left) / 2 + LABEL_PAD, (bottom - top) / 2 + LABEL_PAD
-        boxes = [(cx - half_w, cy - half_h, cx + half_w, cy + half_h) for cx, cy in request.candidates]
-        # A label lies inside its object's area, or off the dot it points at: never over the object's centre.
-        clear = [b for b in boxes if _inside(request.inside, b) or not _overlap(b, (*request.dot, *request.dot), 4)]
-        fits = [b for b in clear if b[0] >= 1 and b[1] >= 1 and b[2] <= size[0] - 2 and b[3] <= size[1] - 2]
-        free = [b for b in fits if not any(_overlap(b, t) for t in taken)]
-        chosen = (free or fits or clear or boxes)[0]
-        taken.append(chosen)
-        x0, y0, x1, y1 = (round(v) for v in chosen)
-        centre = ((x0 + x1) / 2, (y0 + y1) / 2)
-        if not _inside(request.inside, (x0, y0, x1, y1)):
-            target = _nearest_on_box(request.dot, (x0, y0, x1, y1))
-            draw.line([target, request.dot], fill=colour("label_border"), width=1)
-            dx, dy = request.dot
-            draw.ellipse([dx - 3, dy - 3, dx + 3, dy + 3], fill=colour("label_text"))
-        draw.rectangle([x0, y0, x1, y1], fill=colour("label_box"), outline=colour("label_border"))
-        draw.text(centre, request.text, fill=colour("label_text"), font=text_font, anchor="mm")
+        _mark(dots, (*request.dot, *request.dot), DOT_RADIUS + GAP)
+    places = {}
+    for request in requests:
+        left, top, right, bottom = _ink(request.text, px)
+        size = (right - left + 2 * LABEL_PAD, bottom - top + 2 * LABEL_PAD)  # x1 - x0, y1 - y0
+        own = np.zeros_like(dots)
+        _mark(own, (*request.dot, *request.dot), DOT_RADIUS + GAP)
+        # Leaders may cross one another (as on a map), but never a label or another object's dot.
+        crossed = boxes | (dots & ~own)
+        place = _first_free(request, size, owner, crossed | leaders, own, crossed)
+        if place is None:
+            return None
+        places[request.id] = place
+        _mark(boxes, place.box, GAP)
+        if place.dot is not None:
+            _mark_segment(leaders, _nearest_on_box(place.dot, place.box), place.dot)
+    return places
 
 
-def _inside(on_object: Callable[[tuple], bool] | None, rect: tuple) -> bool:
-    """A label on its object needs neither leader nor dot."""
-    return on_object is not None and on_object(rect)
+def _first_free(request: LabelRequest, size, owner, covered, own, crossed) -> LabelPlace | None:
+    """The first preferred place that is free, else the free place nearest the dot.
+
+    No box may cover a pixel of `covered`, nor `own` (around its dot) unless it lies on its
+    object; no leader may cross `crossed`.
+    """
+    w, h = size
+    height, width = owner.shape
+    blocked = covered | own
+    for cx, cy in request.preferred:
+        box = (round(cx - w / 2), round(cy - h / 2), round(cx - w / 2) + w, round(cy - h / 2) + h)
+        if not (0 <= box[0] and 0 <= box[1] and box[2] < width and box[3] < height):
+            continue
+        x0, y0, x1, y1 = box
+        if not covered[y0 : y1 + 1, x0 : x1 + 1].any() and (owner[y0 : y1 + 1, x0 : x1 + 1] == request.index).all():
+            return LabelPlace(box, None)  # on the object's own pixels: no leader needed
+        place = LabelPlace(box, request.dot)
+        if not blocked[y0 : y1 + 1, x0 : x1 + 1].any() and _leader_clear(place, crossed):
+            return place
+    # Every top-left corner whose box holds no blocked pixel, counted with a summed-area table.
+    table = np.zeros((height + 1, width + 1), dtype=np.int32)
+    table[1:, 1:] = blocked.cumsum(0).cumsum(1)
+    ys = np.arange(0, height - h, SEARCH_STEP)[:, None]
+    xs = np.arange(0, width - w, SEARCH_STEP)[None, :]
+    count = table[ys + h + 1, xs + w + 1] - table[ys, xs + w + 1] - table[ys + h + 1, xs] + table[ys, xs]
+    free_y, free_x = np.nonzero(count == 0)
+    x0s, y0s = xs[0, free_x], ys[free_y, 0]
+    distance = (x0s + w / 2 - request.dot[0]) ** 2 + (y0s + h / 2 - request.dot[1]) ** 2
+    for k in np.lexsort((x0s, y0s, distance)):  # nearest first; ties by position, so the choice is fixed
+        x0, y0 = int(x0s[k]), int(y0s[k])
+        place = LabelPlace((x0, y0, x0 + w, y0 + h), request.dot)
+        if _leader_clear(place, crossed):
+            return place
+    return None
 
 
-def _overlap(a: tuple, b: tuple, gap: float = 2) -> bool:
-    return a[0] < b[2] + gap and b[0] < a[2] + gap and a[1] < b[3] + gap and b[1] < a[3] + gap
+def _leader_clear(place: LabelPlace, crossed: np.ndarray) -> bool:
+    start = _nearest_on_box(place.dot, place.box)
+    return not crossed[_segment_pixels(start, place.dot)].any()
 
 
-def _nearest_on_box(point: tuple[float, float], rect: tuple) -> tuple[float, float]:
+def _segment_pixels(a: tuple[float, float], b: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, cols) of the pixels a one-pixel line from a to b passes through."""
+    steps = max(1, int(np.ceil(2 * max(abs(b[0] - a[0]), abs(b[1] - a[1])))))
+    t = np.linspace(0.0, 1.0, steps + 1)
+    cols = np.rint(a[0] + t * (b[0] - a[0])).astype(int)
+    rows = np.rint(a[1] + t * (b[1] - a[1])).astype(int)
+    return rows, cols
+
+
+def _mark(mask: np.ndarray, rect: tuple, margin: int) -> None:
+    x0, y0, x1, y1 = rect
+    mask[max(0, y0 - margin) : y1 + margin + 1, max(0, x0 - margin) : x1 + margin + 1] = True
+
+
+def _mark_segment(mask: np.ndarray, a: tuple, b: tuple) -> None:
+    """A leader and one pixel either side of it."""
+    rows, cols = _segment_pixels(a, b)
+    for dr in (-1, 0, 1):
+        for dc in (-1, 0, 1):
+            mask[np.clip(rows + dr, 0, mask.shape[0] - 1), np.clip(cols + dc, 0, mask.shape[1] - 1)] = True
+
+
+def _nearest_on_box(point: tuple[int, int], rect: tuple) -> tuple[int, int]:
     return (min(max(point[0], rect[0]), rect[2]), min(max(point[1], rect[1]), rect[3]))
+
+
+def _ink(text: str, px: int) -> tuple[int, int, int, int]:
+    """The box of the text's pixels drawn unantialiased (style.drawing) from (0, 0): it goes LABEL_PAD inside the label's box."""
+    return font(px).getbbox(text, mode="1")
+
+
+def _draw(draw: ImageDraw.ImageDraw, text: str, place: LabelPlace, dot: tuple[int, int], px: int) -> None:
+    x0, y0, x1, y1 = place.box
+    if place.dot is not None:
+        draw.line([_nearest_on_box(dot, place.box), dot], fill=colour("label_border"), width=1)
+        dx, dy = dot
+        draw.ellipse([dx - DOT_RADIUS, dy - DOT_RADIUS, dx + DOT_RADIUS, dy + DOT_RADIUS], fill=colour("label_text"))
+    draw.rectangle([x0, y0, x1, y1], fill=colour("label_box"), outline=colour("label_border"))
+    left, top, _, _ = _ink(text, px)
+    draw.text((x0 + LABEL_PAD - left, y0 + LABEL_PAD - top), text, fill=colour("label_text"), font=font(px))

@@ -1,37 +1,62 @@
-"""The PNG files every renderer writes, and the two text chunks they carry.
+"""The PNG files every renderer writes, and the text chunks they carry.
 
 A render is one PNG per view, named by IMAGES. It is saved with fixed settings, so the same pixels
-and labels always give the same bytes, and carries two text chunks: RENDER_KEY (what drew it; an
-image is redrawn when it differs) and LABELS_KEY (JSON list of [object id, label] for the objects
-labelled, i.e. visible, in it; pipeline.dataset.vision reads it with `image_labels`). An AI2-THOR
-render has no LABELS_KEY: nothing says which objects its frames show.
+and labels always give the same bytes; an image of at most 256 colours (every offline one: flat
+fills, no antialiasing but the label text's) is saved as a palette image, the same pixels in a
+third of the bytes. It carries text chunks: RENDER_KEY (what drew it; an image is redrawn when it
+differs), LABELS_KEY (JSON list of [object id, label] for the objects labelled, i.e. visible, in
+it; pipeline.dataset.vision reads it with `image_labels`) and PLACES_KEY (JSON {object id: [box,
+dot]}, where each label lies and the end of its leader; read with `label_places`). An AI2-THOR
+render has neither of the last two: nothing says which objects its frames show.
 """
 
 from __future__ import annotations
 
 import io
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
+import numpy as np
 from PIL import Image, UnidentifiedImageError
 from PIL.PngImagePlugin import PngInfo
 
 from pipeline.errors import RoomspaceError
+from pipeline.render.labels import LabelPlace
 
 IMAGES = ("top_down", "south_door")  # file stems, one per view
 RENDER_KEY = "roomspace-render"
 LABELS_KEY = "roomspace-labels"
+PLACES_KEY = "roomspace-label-places"
 
 
-def png_bytes(image: Image.Image, render_key: str, labels: list[tuple[str, str]] | None) -> bytes:
-    """PNG with fixed settings, so the same pixels and labels always give the same bytes."""
+def png_bytes(image: Image.Image, render_key: str, labels: Mapping[str, str] | None = None,
+              places: Mapping[str, LabelPlace] | None = None) -> bytes:
+    """PNG with fixed settings, so the same pixels and labels always give the same bytes.
+
+    `labels` ({object id: label}) and `places` (where each lies) are recorded for an offline image.
+    """
     info = PngInfo()
     info.add_text(RENDER_KEY, render_key)
     if labels is not None:
-        info.add_text(LABELS_KEY, json.dumps([list(pair) for pair in labels], separators=(",", ":")))
+        info.add_text(LABELS_KEY, json.dumps(sorted(map(list, labels.items())), separators=(",", ":")))
+        info.add_text(PLACES_KEY, json.dumps({i: [p.box, p.dot] for i, p in sorted(places.items())}, separators=(",", ":")))
     buffer = io.BytesIO()
-    image.save(buffer, "PNG", pnginfo=info, compress_level=6)
+    _paletted(image).save(buffer, "PNG", pnginfo=info, compress_level=9)
     return buffer.getvalue()
+
+
+def _paletted(image: Image.Image) -> Image.Image:
+    """The same pixels as a palette image if they hold at most 256 colours, else the image itself."""
+    colours = image.getcolors(256)
+    if colours is None:
+        return image
+    pixels = np.asarray(image, dtype=np.uint32)
+    codes = (pixels[..., 0] << 16) | (pixels[..., 1] << 8) | pixels[..., 2]
+    palette = np.array(sorted((r << 16) | (g << 8) | b for _, (r, g, b) in colours), dtype=np.uint32)  # a fixed order
+    out = Image.fromarray(np.searchsorted(palette, codes).astype(np.uint8), "P")
+    out.putpalette(np.stack([palette >> 16, (palette >> 8) & 255, palette & 255], axis=-1).astype(np.uint8).tobytes())
+    return out
 
 
 def render_key_of(path: Path) -> str | None:
@@ -53,3 +78,12 @@ def image_labels(png: bytes) -> dict[str, str] | None:
     except UnidentifiedImageError:
         raise RoomspaceError("a render is not an image") from None
     return None if text is None else dict(json.loads(text))
+
+
+def label_places(png: bytes) -> dict[str, LabelPlace]:
+    """{object id: where its label lies} of an offline render, read from the PNG."""
+    with Image.open(io.BytesIO(png)) as image:
+        text = image.info.get(PLACES_KEY)
+    if text is None:
+        raise RoomspaceError("this render records no label places")
+    return {i: LabelPlace(tuple(box), None if dot is None else tuple(dot)) for i, (box, dot) in json.loads(text).items()}

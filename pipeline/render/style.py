@@ -1,5 +1,5 @@
 """How the offline renderer draws: pipeline/data/render.json (colours, image layouts, shading), the
-label font, and the RENDER_KEY of an offline image.
+label font, its pen, and the RENDER_KEY of an offline image.
 
 The font is Pillow's bundled one, so labels look the same on every machine. `check_drawable` is
 what every renderer, AI2-THOR's too, asks of a scene before drawing it.
@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from functools import cache
 
-from PIL import ImageFont
+from PIL import Image, ImageDraw, ImageFont
 
 from pipeline.data import data_json
 from pipeline.errors import RoomspaceError
 from pipeline.scene.records import Scene, SceneObject
 
-DRAWING_VERSION = 1  # part of RENDER_KEY: bump it when the drawings change, and old images are redrawn
+DRAWING_VERSION = 2  # part of RENDER_KEY: bump it when the drawings change, and old images are redrawn
 
 
 @cache
@@ -41,6 +41,14 @@ def object_colour(obj: SceneObject) -> tuple[int, int, int]:
 @cache
 def font(px: int) -> ImageFont.FreeTypeFont:
     return ImageFont.load_default(px)
+
+
+def drawing(image: Image.Image) -> ImageDraw.ImageDraw:
+    """A pen for an offline image; text is drawn unantialiased, like everything else, so an image
+    holds few flat colours and is saved as a small palette PNG (pipeline.render.png)."""
+    draw = ImageDraw.Draw(image)
+    draw.fontmode = "1"
+    return draw
 
 
 def check_drawable(scene: Scene) -> None:

@@ -101,4 +101,4 @@ class ThorRenderer:
 
     @staticmethod
     def _png(frame: np.ndarray) -> bytes:
-        return png_bytes(Image.fromarray(np.ascontiguousarray(frame[..., :3]), "RGB"), thor_key(), None)
+        return png_bytes(Image.fromarray(np.ascontiguousarray(frame[..., :3]), "RGB"), thor_key())
