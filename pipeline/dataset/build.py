@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 import time
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 
 import pyarrow as pa
@@ -29,7 +30,7 @@ from pipeline.render.job import offline_images
 from pipeline.scene.scene_file import load_house, scene_path
 from pipeline.scene.scene_folder import ensure_scene
 from pipeline.text.configs import Config
-from pipeline.text.items import room_items
+from pipeline.text.items import RoomItems
 from pipeline.text.twins import twin_config_name, twin_items
 
 SHARD_ROOMS = 100  # rooms per shard: the unit of atomic output and of resumption
@@ -82,11 +83,23 @@ class BuildPlan:
 
 @dataclass
 class RoomResult:
+    """A room's rows per output, made in the worker: cheap to send back. The text outputs' rows are
+    one table, one output after another: made at once, they cost a fraction of one table each."""
+
     index: int
-    tables: dict[str, pa.Table]  # a room's rows per output, made in the worker: cheap to send back
+    texts: pa.Table
+    text_rows: dict[str, int]  # each text output's number of rows, in the order of `texts`
+    vision_tables: dict[str, pa.Table]
     stats: dict[str, dict]
     scene_seconds: float
     item_seconds: float
+
+    @property
+    def tables(self) -> dict[str, pa.Table]:
+        """Every output's rows (slices of `texts` are made here, not in the worker: a slice is sent with its whole table)."""
+        starts = accumulate(self.text_rows.values(), initial=0)
+        texts = {name: self.texts.slice(start, rows) for (name, rows), start in zip(self.text_rows.items(), starts)}
+        return {**texts, **self.vision_tables}
 
 
 def room_job(seed: int, index: int, scenes_dir: Path, configs: tuple[Config, ...],
@@ -95,24 +108,29 @@ def room_job(seed: int, index: int, scenes_dir: Path, configs: tuple[Config, ...
     start = time.perf_counter()
     scene = ensure_scene(scenes_dir, seed, index)
     sampled = time.perf_counter()
-    items = {config: room_items(scene, config) for config in dict.fromkeys(configs + vision + twins)}
+    room = RoomItems(scene)
+    # Configurations with more described pairs first: the checker then answers those with fewer
+    # (subsets of their facts) from the solutions already found.
+    items = {config: room(config) for config in sorted(dict.fromkeys(configs + vision + twins), key=lambda c: -c.m)}
     texts = {config.name: items[config] for config in configs}
     texts.update({twin_config_name(config.name): twin_items(items[config]) for config in twins})
-    tables = {name: items_table(config_items) for name, config_items in texts.items()}
+    text_table = items_table([item for config_items in texts.values() for item in config_items])
     rows = {name: [ItemRow(item) for item in config_items] for name, config_items in texts.items()}
+    vision_tables = {}
     if vision:
         house = load_house(scene_path(scenes_dir, seed, index))
         for config in vision:
             name = vision_config_name(config.name)
             images = offline_images(scene, house, names=story_labels(scene, items[config])) if items[config] else {}
             rows[name] = vision_rows(scene, items[config], images)
-            tables[name] = pa.Table.from_pylist(rows[name], schema=arrow_schema(name))
+            vision_tables[name] = pa.Table.from_pylist(rows[name], schema=arrow_schema(name))
     stats = {}
     for name, config_rows in rows.items():
         for row in config_rows:
             check_row(row)
         stats[name] = room_stats(config_rows, scene.room_type, skipped=not config_rows)
-    return RoomResult(index, tables, stats, sampled - start, time.perf_counter() - sampled)
+    return RoomResult(index, text_table, {name: len(config_items) for name, config_items in texts.items()}, vision_tables,
+                      stats, sampled - start, time.perf_counter() - sampled)
 
 
 def _room_job(args: tuple) -> RoomResult:

@@ -136,8 +136,7 @@ def column_builder(annotation: object, arrow_type: pa.DataType) -> Callable[[lis
     elif typing.get_origin(kind) is tuple:
         part = column_builder(typing.get_args(kind)[0], arrow_type.value_type)
 
-        def build(values: list) -> pa.Array:
-            _check_types(values, lambda t: issubclass(t, tuple), annotation)
+        def lists(values: list) -> pa.Array:
             offsets = [0, *accumulate(map(len, values))]
             try:
                 elements = part(list(chain.from_iterable(values)))
@@ -145,6 +144,22 @@ def column_builder(annotation: object, arrow_type: pa.DataType) -> Callable[[lis
                 owner = bisect_right(offsets, mismatch.index) - 1
                 raise mismatch.within(owner, str(mismatch.index - offsets[owner])) from None
             return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), elements, type=arrow_type)
+
+        def build(values: list) -> pa.Array:
+            _check_types(values, lambda t: issubclass(t, tuple), annotation)
+            # Rows share tuples (a configuration's objects and topology, a setting's facts and path):
+            # each distinct one is converted once and Arrow repeats it.
+            first: dict[int, int] = {}  # id of a distinct tuple -> index of its first row
+            for index, value in enumerate(values):
+                first.setdefault(id(value), index)
+            if len(first) == len(values):
+                return lists(values)
+            numbers = {key: number for number, key in enumerate(first)}
+            try:
+                distinct = lists([values[index] for index in first.values()])
+            except _Mismatch as mismatch:
+                raise _Mismatch(list(first.values())[mismatch.index], mismatch.path, mismatch.message) from None
+            return distinct.take(pa.array([numbers[id(value)] for value in values]))
 
     else:
         fits = _scalar_types(annotation).__contains__
@@ -185,9 +200,8 @@ class ItemRow(Mapping):
         self._item = item
 
     def __getitem__(self, name: str):
-        if name not in _ITEM_FIELDS:
-            raise KeyError(name)
-        return to_json(getattr(self._item, name))
+        value = self._item.__dict__[name]  # a KeyError for a name that is no field
+        return value if value is None or type(value) in SCALARS else to_json(value)
 
     def __iter__(self):
         return iter(_ITEM_FIELDS)

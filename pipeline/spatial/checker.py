@@ -17,7 +17,10 @@ How it stays exact and fast:
 - one search per still-open candidate set rather than per direction: each solution found
   settles its direction, and the last search refutes all the rest at once;
 - answers are memoised on the fact set, so a story's FR and YN questions in both views cost
-  one solve.
+  one solve;
+- many fact sets over the same objects (a room's settings in every configuration of one n and
+  d) are answered through `Answers`: a solution of a fact set solves every subset of it, so
+  the directions of a known superset's answer need no search.
 """
 
 from __future__ import annotations
@@ -43,12 +46,43 @@ _CONVERSE = {code: converse(code) for code in BINARY_CODES}
 _CELLS = {d: [(i, j) for i in range(d) for j in range(d)] for d in GRID_SIZES}  # value i*d + j
 
 
-def answer_set(facts: Iterable[Fact], variables: Sequence[str], query: tuple[str, str], d: int) -> frozenset[str]:
-    """Every direction R such that the facts plus "query[0] is R of query[1]" are satisfiable."""
+def answer_set(facts: Iterable[Fact], variables: Sequence[str], query: tuple[str, str], d: int,
+               solved: frozenset[str] = frozenset()) -> frozenset[str]:
+    """Every direction R such that the facts plus "query[0] is R of query[1]" are satisfiable.
+
+    `solved`: directions known to be satisfiable (in the answer of a superset of the facts), which
+    no search is spent on. They are trusted: `Answers` gives only those.
+    """
     facts = frozenset(facts)
     variables = tuple(variables)
     _validate(facts, variables, query, d)
-    return _answer(facts, variables, (query[0], query[1]), d)
+    return _answer(facts, variables, (query[0], query[1]), d, solved)
+
+
+def _canonical(fact: Fact) -> tuple[str, str, str | None]:
+    """The fact as a plain tuple (cheap to compare), stated from the subject that sorts first: a
+    pair stated either way is one constraint."""
+    if fact.object is None or fact.subject < fact.object:
+        return (fact.subject, fact.relation, fact.object)
+    return (fact.object, _CONVERSE[fact.relation], fact.subject)
+
+
+class Answers:
+    """Answer sets of many fact sets over the same objects, query and grid, each helped by those
+    answered before: adding facts only removes solutions, so every direction of a known superset's
+    answer is in a subset's answer and needs no search. Answer the larger fact sets first."""
+
+    def __init__(self, variables: Sequence[str], query: tuple[str, str], d: int) -> None:
+        self.variables, self.query, self.d = tuple(variables), query, d
+        self._known: dict[frozenset[tuple], frozenset[str]] = {}
+
+    def answer_set(self, facts: Iterable[Fact]) -> frozenset[str]:
+        facts = tuple(facts)
+        key = frozenset(map(_canonical, facts))
+        if key not in self._known:
+            solved = frozenset().union(*(answer for known, answer in self._known.items() if key <= known))
+            self._known[key] = answer_set(facts, self.variables, self.query, self.d, solved)
+        return self._known[key]
 
 
 def forget_answers() -> None:
@@ -78,7 +112,8 @@ def _validate(facts: frozenset[Fact], variables: tuple[str, ...], query: tuple[s
 
 
 @lru_cache(maxsize=4096)
-def _answer(facts: frozenset[Fact], variables: tuple[str, ...], query: tuple[str, str], d: int) -> frozenset[str]:
+def _answer(facts: frozenset[Fact], variables: tuple[str, ...], query: tuple[str, str], d: int,
+            solved: frozenset[str]) -> frozenset[str]:
     index = {name: k for k, name in enumerate(variables)}
     q0, qn = index[query[0]], index[query[1]]
     unary: list[list[str]] = [[] for _ in variables]
@@ -92,14 +127,15 @@ def _answer(facts: frozenset[Fact], variables: tuple[str, ...], query: tuple[str
         code = fact.relation if a < b else _CONVERSE[fact.relation]
         binary.setdefault((min(a, b), max(a, b)), []).append(code)
 
-    (i_domains, i_signs), (j_domains, j_signs) = (_solve_axis(axis, unary, binary, q0, qn, d) for axis in (0, 1))
+    (i_domains, i_signs), (j_domains, j_signs) = (
+        _solve_axis(axis, unary, binary, q0, qn, d, {_SIGNS[code][axis] for code in solved}) for axis in (0, 1))
     candidates = {code for code, (si, sj) in _SIGNS.items() if si in i_signs and sj in j_signs}
     coupled = any("TPP" in codes for codes in unary) or any(
         not _DISTANCES.isdisjoint(codes) for codes in binary.values()
     )
-    if not coupled or not candidates:
+    if not coupled or candidates == solved:
         return frozenset(candidates)
-    return _solve_joint(unary, binary, (i_domains, j_domains), candidates, q0, qn, d)
+    return _solve_joint(unary, binary, (i_domains, j_domains), candidates, solved, q0, qn, d)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -185,9 +221,10 @@ def _axis_relation(signs: tuple[int, ...], d: int) -> _Relation:
 
 
 def _solve_axis(
-    axis: int, unary: list[list[str]], binary: dict[Arc, list[str]], q0: int, qn: int, d: int
+    axis: int, unary: list[list[str]], binary: dict[Arc, list[str]], q0: int, qn: int, d: int, known: set[int]
 ) -> tuple[list[int], set[int]]:
-    """Arc-consistent domains of one axis, and the signs the query pair can take on it.
+    """Arc-consistent domains of one axis, and the signs the query pair can take on it; the
+    `known` ones (those of solved directions: a solution projects onto each axis) are not tested.
 
     Uses the facts that are one condition per axis: regions, NTPP, directions. Exact for a
     problem of only those facts; an over-approximation when TPP or distances also constrain it.
@@ -216,8 +253,8 @@ def _solve_axis(
             arcs[(b, a)] = _axis_relation(tuple(-s for s in reversed(signs)), d)
     if not all(domains) or not _propagate(domains, arcs, _neighbours(arcs, len(domains)), list(arcs)):
         return domains, set()
-    signs = set()
-    for s in _SIGN_VALUES:
+    signs = set(known)
+    for s in (s for s in _SIGN_VALUES if s not in known):
         forward, backward = _axis_relation((s,), d), _axis_relation((-s,), d)
         query_arcs, neighbours = _with_query(arcs, q0, qn, forward, backward, len(domains))
         if _propagate(list(domains), query_arcs, neighbours, [(q0, qn), (qn, q0)]):
@@ -284,11 +321,13 @@ def _solve_joint(
     binary: dict[Arc, list[str]],
     axis_domains: tuple[list[int], list[int]],
     candidates: set[str],
+    solved: frozenset[str],
     q0: int,
     qn: int,
     d: int,
 ) -> frozenset[str]:
-    """The directions of the query pair over all solutions of the facts, by search over cells."""
+    """The directions of the query pair over all solutions of the facts, by search over cells;
+    the `solved` ones are known to have solutions."""
     tables = _joint_tables(d)
     domains = []
     for k, codes in enumerate(unary):
@@ -308,7 +347,7 @@ def _solve_joint(
         return frozenset(c for c in candidates if domains[q0] & _cell_relation(_CONVERSE[c], d).image(domains[qn]))
     # Search for a solution whose direction is still open; each one found settles its
     # direction, and the search that finds none refutes all the open directions at once.
-    found = set()
+    found = set(solved)
     while open_codes := frozenset(candidates - found):
         forward = _any_of(open_codes, d)
         backward = _any_of(frozenset(_CONVERSE[c] for c in open_codes), d)

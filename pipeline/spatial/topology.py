@@ -70,9 +70,12 @@ def rcc8_question(code: str) -> str:
     return _TABLE[code]["question"]
 
 
-def topology_facts(names: Sequence[str], footprints: Sequence[Sequence[Point]], side: float) -> tuple[Fact, ...]:
-    """RCC-8 facts of every pair of objects (in the given order), then of each object and the room."""
-    regions = [Polygon(snapped_footprint(points)) for points in footprints]
+def topology_facts(names: Sequence[str], snapped: Sequence[Sequence[Point]], side: float) -> tuple[Fact, ...]:
+    """RCC-8 facts of every pair of objects (in the given order), then of each object and the room.
+
+    The footprints come snapped (`snapped_footprint`): a room snaps each object once, whatever
+    its configurations choose."""
+    regions = [Polygon(points) for points in snapped]
     room = floor(side)
     pairs = [Fact(names[a], rcc8(regions[a], regions[b]), names[b])
              for a in range(len(names)) for b in range(a + 1, len(names))]

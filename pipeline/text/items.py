@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from random import Random
 
 from pipeline.data import data_json
-from pipeline.scene.records import Point, Scene
+from pipeline.scene.records import Point, Scene, SceneObject
 from pipeline.seeding import derive_seed
-from pipeline.spatial.checker import answer_set
+from pipeline.spatial.checker import Answers
 from pipeline.spatial.difficulty import layout_decides, tightness
 from pipeline.spatial.facts import SETTINGS, Fact, described_pairs, hops, setting_facts
-from pipeline.spatial.grid import rasterise
+from pipeline.spatial.grid import Raster, rasterise
 from pipeline.spatial.reasoning import PathStep, reasoning_path
 from pipeline.spatial.relations import DIRECTIONS, VIEWS, converse, direction, direction_of_points, relation_words
 from pipeline.spatial.topology import RCC8, neighbours, rcc8_converse, snapped_footprint, topology_facts
@@ -141,32 +141,101 @@ def rcc8_query(topology: tuple[Fact, ...], rng: Random) -> tuple[Query, str]:
     return Query(fact.subject, fact.object), relation
 
 
+@dataclass(frozen=True)
+class Choice:
+    """The n objects a room's configurations with this n ask about, and how stories name them."""
+
+    objects: tuple[SceneObject, ...]  # o_1 ... o_n
+    names: tuple[str, ...]  # in o order
+    order: tuple[str, ...]  # the names in the order stories introduce them
+    wording: Wording
+
+
+class RoomItems:
+    """One room's items for any of its configurations: `RoomItems(scene)(config)`.
+
+    What no configuration changes is computed once per room and kept, however many
+    configurations ask (the sweep asks 70): the objects chosen for each n and their names, each
+    object's snapped footprint, the topology of each choice, the raster of each (n, d), and the
+    checker's answers for each choice and grid (`Answers`: a configuration's answer sets are
+    cheaper after one with more described pairs).
+    """
+
+    def __init__(self, scene: Scene) -> None:
+        self.scene = scene
+        self._choices: dict[int, Choice] = {}
+        self._footprints: dict[str, tuple[Point, ...]] = {}  # per object id
+        self._topology: dict[int, tuple[Fact, ...]] = {}
+        self._rasters: dict[tuple[int, int], Raster] = {}
+        self._answers: dict[tuple[int, int], Answers] = {}
+
+    def choice(self, n: int) -> Choice:
+        if n not in self._choices:
+            draw = Random(derive_seed(self.scene.room_id, "objects", n))
+            chosen = draw.sample(list(self.scene.prominent), n)
+            intro = draw.sample(range(n), n)
+            names = object_names(chosen, intro)
+            wording = Wording(Phrases(names, [type_words(o.type) for o in chosen]))
+            self._choices[n] = Choice(tuple(chosen), tuple(names), tuple(names[k] for k in intro), wording)
+        return self._choices[n]
+
+    def footprint(self, scene_object: SceneObject) -> tuple[Point, ...]:
+        """The object's footprint snapped to the topology grid, as rcc8 stories state it."""
+        if scene_object.id not in self._footprints:
+            self._footprints[scene_object.id] = snapped_footprint(scene_object.footprint)
+        return self._footprints[scene_object.id]
+
+    def topology(self, n: int) -> tuple[Fact, ...]:
+        if n not in self._topology:
+            choice = self.choice(n)
+            self._topology[n] = topology_facts(choice.names, [self.footprint(o) for o in choice.objects],
+                                               self.scene.side)
+        return self._topology[n]
+
+    def raster(self, n: int, d: int) -> Raster:
+        if (n, d) not in self._rasters:
+            chosen = self.choice(n).objects
+            self._rasters[n, d] = rasterise([(o.x, o.z) for o in chosen], [o.footprint for o in chosen],
+                                            self.scene.side, d)
+        return self._rasters[n, d]
+
+    def answers(self, n: int, d: int) -> Answers:
+        if (n, d) not in self._answers:
+            names = self.choice(n).names
+            self._answers[n, d] = Answers(names, (names[0], names[-1]), d)
+        return self._answers[n, d]
+
+    def __call__(self, config: Config) -> tuple[Item, ...]:
+        """All items of the room for one configuration; () when the room has fewer than n prominent objects."""
+        scene, n = self.scene, config.n
+        if len(scene.prominent) < n:
+            return ()
+        choice = self.choice(n)
+        return _items(scene, config, choice, self.raster(n, config.d), [self.footprint(o) for o in choice.objects],
+                      self.topology(n), self.answers(n, config.d))
+
+
 def room_items(scene: Scene, config: Config) -> tuple[Item, ...]:
     """All items of one room for one configuration; () when the room has fewer than n prominent objects."""
-    prominent = list(scene.prominent)
-    n = config.n
-    if len(prominent) < n:
-        return ()
-    choice = Random(derive_seed(scene.room_id, "objects", n))
-    chosen = choice.sample(prominent, n)
-    intro = choice.sample(range(n), n)
-    names = object_names(chosen, intro)
-    wording = Wording(Phrases(names, [type_words(o.type) for o in chosen]))
-    order = [names[k] for k in intro]
+    return RoomItems(scene)(config)
 
-    raster = rasterise([(o.x, o.z) for o in chosen], [o.footprint for o in chosen], scene.side, config.d)
+
+def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, footprints: list[tuple[Point, ...]],
+           topology: tuple[Fact, ...], known: Answers) -> tuple[Item, ...]:
+    n = config.n
+    chosen, names, order, wording = choice.objects, choice.names, choice.order, choice.wording
     pairs = described_pairs(n, config.m)
     rng = Random(derive_seed(scene.room_id, config.name))
     flipped = {frozenset((names[a], names[b])) for a, b in pairs if rng.random() < 0.5}
     query = Query(names[0], names[-1])
     objects = tuple(
-        StoryObject(name, o.type, o.asset_id, o.x, o.z, cell[0], cell[1], walls, snapped_footprint(o.footprint))
-        for name, o, cell, walls in zip(names, chosen, raster.cells, raster.walls)
+        StoryObject(name, o.type, o.asset_id, o.x, o.z, cell[0], cell[1], walls, footprint)
+        for name, o, cell, walls, footprint in zip(names, chosen, raster.cells, raster.walls, footprints)
     )
     facts = {s: oriented(setting_facts(raster, names, pairs, s), flipped) for s in SETTINGS}
-    answers = {s: answer_set(facts[s], names, query.pair, config.d) for s in SETTINGS}
+    # The settings with more facts first: a setting whose facts contain another's answers it cheaply.
+    answers = {s: known.answer_set(facts[s]) for s in sorted(SETTINGS, key=lambda s: -len(facts[s]))}
     targets = yes_targets(answers, rng)
-    topology = topology_facts(names, [o.footprint for o in chosen], scene.side)
     shared = dict(
         room_id=scene.room_id, room_index=scene.index, seed=scene.seed, room_type=scene.room_type,
         room_side=scene.side, config=config.name, n=n, m=config.m, d=config.d,

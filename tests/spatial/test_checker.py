@@ -4,10 +4,10 @@ from hypothesis import strategies as st
 from strategies import random_facts, rasters
 
 from pipeline.errors import RoomspaceError
-from pipeline.spatial.checker import answer_set
+from pipeline.spatial.checker import Answers, answer_set
 from pipeline.spatial.facts import SETTINGS, Fact, described_pairs, setting_facts
 from pipeline.spatial.grid import GRID_SIZES
-from pipeline.spatial.relations import DIRECTIONS, direction
+from pipeline.spatial.relations import DIRECTIONS, converse, direction
 from pipeline.testing.oracle import oracle_answer_set
 
 
@@ -214,3 +214,24 @@ def test_oracle_rejects_bad_input_too():
         oracle_answer_set([], NAMES, ("a", "c"), 10)
     with pytest.raises(RoomspaceError, match="'NNE'"):
         oracle_answer_set([Fact("a", "NNE", "b")], NAMES, ("a", "c"), 9)
+
+
+@pytest.mark.parametrize("d", GRID_SIZES)
+@checks(30)
+@given(data=st.data())
+def test_answers_through_known_supersets_equal_plain_answers(d, data):
+    """Answers answers a room's fact sets, larger first, from the solutions of those that contain
+    them; each must still be what the checker says without that help, in whichever orientation
+    a pair is stated."""
+    n = data.draw(st.integers(3, 6), label="n")
+    raster = data.draw(rasters(n, d))
+    names = [f"o{k + 1}" for k in range(n)]
+    query = (names[0], names[-1])
+    known = Answers(names, query, d)
+    for m in range(n * (n - 1) // 2 - 1, n - 2, -1):
+        for setting in SETTINGS:
+            facts = setting_facts(raster, names, described_pairs(n, m), setting)
+            if data.draw(st.booleans(), label="stated the other way"):
+                facts = tuple(Fact(f.object, converse(f.relation), f.subject) if f.object else f for f in facts)
+            assert known.answer_set(facts) == answer_set(facts, names, query, d)
+

@@ -84,7 +84,7 @@ def test_snapped_footprints_are_on_the_millimetre_grid_and_close_to_the_original
 
 def test_topology_facts_cover_every_pair_and_the_room():
     footprints = [box(1, 1, 1, 1, 0), box(1.5, 1, 1, 1, 0), box(0.25, 4, 0.5, 0.5, 0)]
-    facts = topology_facts(["a", "b", "c"], footprints, 5.0)
+    facts = topology_facts(["a", "b", "c"], [snapped_footprint(f) for f in footprints], 5.0)
     assert [(f.subject, f.relation, f.object) for f in facts] == [
         ("a", "PO", "b"), ("a", "DC", "c"), ("b", "DC", "c"),
         ("a", "NTPP", ROOM), ("b", "NTPP", ROOM), ("c", "TPP", ROOM)]

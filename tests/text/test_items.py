@@ -9,7 +9,7 @@ from pipeline.spatial.difficulty import layout_decides, tightness
 from pipeline.spatial.facts import SETTINGS, Fact
 from pipeline.spatial.relations import DIRECTIONS, REGIONS, VIEWS, direction, relation_words
 from pipeline.text.configs import DEFAULT_CONFIGS, Config, parse_configs, sweep
-from pipeline.text.items import QUESTION_TYPES, RCC8_SETTING, ROWS_PER_ROOM, room_items
+from pipeline.text.items import QUESTION_TYPES, RCC8_SETTING, ROWS_PER_ROOM, RoomItems, room_items
 
 CONFIG = Config(5, 4, 12)
 
@@ -30,6 +30,15 @@ def test_one_fr_and_one_yn_per_setting_and_view(items):
 def test_items_are_a_pure_function_of_room_and_config(items):
     assert room_items(handmade_scene(3), CONFIG) == items
     assert room_items(handmade_scene(4), CONFIG) != items
+
+
+def test_a_room_asked_for_many_configurations_gives_each_its_own_items():
+    """RoomItems keeps a room's shared work and the checker's answers across configurations; the
+    items must not depend on which configurations were asked before, or in what order."""
+    configs = [c for c in sweep() if c.n <= 5]
+    room = RoomItems(handmade_scene(6))
+    asked = {config: room(config) for config in [*configs[::-1], *configs[::2]]}
+    assert all(asked[config] == room_items(handmade_scene(6), config) for config in configs)
 
 
 def test_same_objects_across_grid_sizes_and_m():
