@@ -82,11 +82,11 @@ def place_labels(draw: ImageDraw.ImageDraw, requests: list[LabelRequest], owner:
 def _layout(requests, owner: np.ndarray, px: int, reserved) -> dict[str, LabelPlace] | None:
     """Every label's place at this font size, or None if one finds no free place."""
     height, width = owner.shape
-    boxes = np.ones((height, width), dtype=bool)  # label boxes and what else no label may cover
-    boxes[1:-1, 1:-1] = False  # the image's outermost pixels: a box drawn there would touch the edge
+    fixed = np.ones((height, width), dtype=bool)  # what no label box may cover, though leaders may cross it
+    fixed[1:-1, 1:-1] = False  # the image's outermost pixels: a box drawn there would touch the edge
     for rect in reserved:
-        _mark(boxes, rect, GAP)
-    leaders, dots = np.zeros_like(boxes), np.zeros_like(boxes)
+        _mark(fixed, rect, GAP)
+    boxes, leaders, dots = np.zeros_like(fixed), np.zeros_like(fixed), np.zeros_like(fixed)
     for request in requests:
         _mark(dots, (*request.dot, *request.dot), DOT_RADIUS + GAP)
     places = {}
@@ -97,7 +97,7 @@ def _layout(requests, owner: np.ndarray, px: int, reserved) -> dict[str, LabelPl
         _mark(own, (*request.dot, *request.dot), DOT_RADIUS + GAP)
         # Leaders may cross one another (as on a map), but never a label or another object's dot.
         crossed = boxes | (dots & ~own)
-        place = _first_free(request, size, owner, crossed | leaders, own, crossed)
+        place = _first_free(request, size, owner, crossed | leaders | fixed, own, crossed)
         if place is None:
             return None
         places[request.id] = place

@@ -79,12 +79,12 @@ def top_down_image(scene: Scene, grid: int | None = None, names: Mapping[str, st
         width = 5 if obj.wall_hung else 1  # a wall-hung object is a few centimetres deep: a bar thick enough to see
         draw.polygon(points, fill=fill, outline=fill if obj.wall_hung else outline, width=width)
         owner_draw.polygon(points, fill=k, outline=k, width=width)
+    reserved = []  # the region codes, the door's word and the compass: no label may cover them
     if grid is not None:
-        image = _grid_overlay(image, frame, grid)
+        image, reserved = _grid_overlay(image, frame, grid)
         draw = drawing(image)
 
     small = font(layout["small_font_px"])
-    reserved = []  # the door's word and the compass: no label may cover them
     door = next((o for o in scene.openings if o.kind == "door"), None)
     if door is not None:
         dx, dy = frame.pixel((door.start[0] + door.end[0]) / 2, 0)
@@ -136,8 +136,9 @@ def region_lines(d: int) -> tuple[int, int]:
     return tuple(k for k in range(1, d) if band(k, d) != band(k - 1, d))
 
 
-def _grid_overlay(image: Image.Image, frame: PlanFrame, d: int) -> Image.Image:
-    """The d x d cells (thin) and the nine regions (thick, with their codes), translucent over the plan."""
+def _grid_overlay(image: Image.Image, frame: PlanFrame, d: int) -> tuple[Image.Image, list[tuple[float, ...]]]:
+    """The d x d cells (thin) and the nine regions (thick, with their codes), translucent over the
+    plan; and the boxes of the codes."""
     overlay = Image.new("RGBA", image.size, (0, 0, 0, 0))
     draw = drawing(overlay)
     cell = frame.side / d
@@ -152,12 +153,15 @@ def _grid_overlay(image: Image.Image, frame: PlanFrame, d: int) -> Image.Image:
         draw.line([(x, top), (x, bottom)], fill=ink, width=3 if thick else 1)
         draw.line([(left, y), (right, y)], fill=ink, width=3 if thick else 1)
     starts = (0, *borders)
+    small = font(style()["top_down"]["small_font_px"])
+    codes = []
     for code in REGIONS:
         bi, bj = region_bands(code)
         x, y = frame.pixel(starts[bi] * cell, (starts[bj + 1] if bj < 2 else d) * cell)
-        draw.text((x + 4, y + 3), code, fill=(*colour("region"), 230), font=font(style()["top_down"]["small_font_px"]),
+        draw.text((x + 4, y + 3), code, fill=(*colour("region"), 230), font=small,
                   stroke_width=2, stroke_fill=(*colour("label_box"), 200))  # a halo: legible on any fill
-    return Image.alpha_composite(image.convert("RGBA"), overlay).convert("RGB")
+        codes.append(draw.textbbox((x + 4, y + 3), code, font=small, stroke_width=2))
+    return Image.alpha_composite(image.convert("RGBA"), overlay).convert("RGB"), codes
 
 
 def top_down_png(scene: Scene, grid: int | None = None, names: Mapping[str, str] | None = None) -> bytes:

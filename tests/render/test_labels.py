@@ -83,8 +83,8 @@ def check_south_door(scene: Scene, house: dict, png: bytes, names: dict[str, str
     assert_legible(png, {i: names[i] for i in visible}, points_at)
 
 
-def check_room(scene: Scene, house: dict, names: dict[str, str] | None = None) -> None:
-    images = offline_images(scene, house, names=names)
+def check_room(scene: Scene, house: dict, names: dict[str, str] | None = None, grid: int | None = None) -> None:
+    images = offline_images(scene, house, grid, names)
     expected = names or object_labels(scene.prominent)
     check_top_down(scene, images["top_down"], expected)
     check_south_door(scene, house, images["south_door"], expected)
@@ -101,7 +101,7 @@ def test_labels_of_sampled_rooms_are_legible_and_point_at_their_objects(scenes, 
     # the caller's names, whatever they are: here each object gets another's default label
     defaults = object_labels(scene.prominent)
     ids = sorted(defaults)
-    check_room(scene, house, {i: defaults[j] for i, j in zip(ids, ids[1:] + ids[:1])})
+    check_room(scene, house, {i: defaults[j] for i, j in zip(ids, ids[1:] + ids[:1])}, grid=12)
 
 
 @pytest.mark.slow
