@@ -305,7 +305,7 @@ def south_door_image(scene: Scene, house: Mapping, names: Mapping[str, str] | No
         above = [(col, top[k] - step / 2 - 6 - j * step) for j in range(6)]
         below = [(col, row + j * step) for j in range(1, 4)]
         requests.append(LabelRequest(obj.id, texts[obj.id], k, dot_on(owner, k, (col, row)), ((col, row), *above, *below)))
-    places = place_labels(draw, requests, owner, layout["font_px"])
+    places = place_labels(draw, requests, owner, layout["font_px"], f"scene {scene.room_id} south_door")
     return image, {i: texts[i] for i in places}, places
 
 

@@ -2,11 +2,14 @@
 
 A view asks for its labels in the order they should choose their places, each with the places it
 prefers, best first. `place_labels` puts each label at its first preferred place that is free,
-else at the free place nearest its object's dot, searching every place in the image: free means
-inside the image, clear of every earlier label, leader, dot and reserved box, and, unless the label
-lies wholly on its object's own pixels, clear of its own dot, with a leader line to the dot that
-crosses nothing. If some label finds no free place, the image's labels are all placed again with a
-smaller font. The boxes and dots are recorded in the PNG (pipeline.render.png).
+else at the free place nearest its object's dot, searching the whole image (a summed-area table
+counts the blocked pixels under every box at once). Free means inside the image, clear of every
+earlier label, leader, dot and reserved box (text the view drew), and, unless the label lies wholly
+on its object's own pixels, clear of its own dot, with a leader line to the dot that crosses no
+other label or dot (leaders may cross one another, as on a map). If some label finds no free
+place, the image's labels are all placed again with a smaller font, down to MIN_FONT_PX (an image
+where even that cannot hold them is an error, never a cluttered image). The boxes and dots are
+recorded in the PNG (pipeline.render.png).
 """
 
 from __future__ import annotations
@@ -67,16 +70,19 @@ def dot_on(owner: np.ndarray, index: int, point: tuple[float, float]) -> tuple[i
     return int(cols[k]), int(rows[k])
 
 
-def place_labels(draw: ImageDraw.ImageDraw, requests: list[LabelRequest], owner: np.ndarray, px: int,
+def place_labels(draw: ImageDraw.ImageDraw, requests: list[LabelRequest], owner: np.ndarray, px: int, image: str,
                  reserved: tuple[tuple[int, int, int, int], ...] = ()) -> dict[str, LabelPlace]:
-    """Place and draw every label, shrinking the font until all fit; {object id: place}."""
+    """Place and draw every label, shrinking the font until all fit; {object id: place}.
+
+    `owner` is the object index each pixel shows (-1 for none), `image` names the image in errors.
+    """
     for size in range(px, MIN_FONT_PX - 1, -1):
         places = _layout(requests, owner, size, reserved)
         if places is not None:
             for request in requests:
                 _draw(draw, request.text, places[request.id], request.dot, size)
             return places
-    raise RoomspaceError(f"no room for {len(requests)} labels at {MIN_FONT_PX} px or more")
+    raise RoomspaceError(f"{image}: no room for {len(requests)} labels at {MIN_FONT_PX} px or more")
 
 
 def _layout(requests, owner: np.ndarray, px: int, reserved) -> dict[str, LabelPlace] | None:

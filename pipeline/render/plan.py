@@ -105,7 +105,8 @@ def top_down_image(scene: Scene, grid: int | None = None, names: Mapping[str, st
         below = [(cx, maxy + step / 2 + 2 + j * step) for j in range(4)]
         preferred = ((cx, cy), above[0], below[0], (maxx + 40, cy), (minx - 40, cy), *above[1:], *below[1:])
         requests.append(LabelRequest(obj.id, texts[obj.id], k, dot_on(owner, k, (cx, cy)), preferred))
-    places = place_labels(draw, requests, owner, layout["font_px"], tuple(tuple(round(v) for v in r) for r in reserved))
+    places = place_labels(draw, requests, owner, layout["font_px"], f"scene {scene.room_id} top_down",
+                          tuple(tuple(round(v) for v in r) for r in reserved))
     return image, texts, places
 
 

@@ -2,8 +2,7 @@
 
 A render is one PNG per view, named by IMAGES. It is saved with fixed settings, so the same pixels
 and labels always give the same bytes; an image of at most 256 colours (every offline one: flat
-fills, no antialiasing but the label text's) is saved as a palette image, the same pixels in a
-third of the bytes. It carries text chunks: RENDER_KEY (what drew it; an image is redrawn when it
+fills, nothing antialiased) is saved as a palette image, the same pixels in far fewer bytes. It carries text chunks: RENDER_KEY (what drew it; an image is redrawn when it
 differs), LABELS_KEY (JSON list of [object id, label] for the objects labelled, i.e. visible, in
 it; pipeline.dataset.vision reads it with `image_labels`) and PLACES_KEY (JSON {object id: [box,
 dot]}, where each label lies and the end of its leader; read with `label_places`). An AI2-THOR
