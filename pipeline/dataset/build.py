@@ -21,7 +21,7 @@ from pipeline import __version__
 from pipeline.dataset.card import dataset_card, merge, room_stats
 from pipeline.dataset.manifest import MANIFEST, read_manifest, shard_files, shard_path, write_manifest
 from pipeline.dataset.rows import ItemRow, arrow_schema, check_row, items_table, read_rows, write_parquet
-from pipeline.dataset.vision import story_labels, vision_config_name, vision_rows
+from pipeline.dataset.vision import story_labels, vision_config_name, vision_questions, vision_rows
 from pipeline.errors import RoomspaceError
 from pipeline.files import (check_folder_path, file_sha256, folder_lock, remove_stale_temporaries, writable_folder,
                             write_atomic)
@@ -122,8 +122,9 @@ def room_job(seed: int, index: int, scenes_dir: Path, configs: tuple[Config, ...
         for config in vision:
             name = vision_config_name(config.name)
             images = offline_images(scene, house, names=story_labels(scene, items[config])) if items[config] else {}
-            rows[name] = vision_rows(scene, items[config], images)
-            vision_tables[name] = pa.Table.from_pylist(rows[name], schema=arrow_schema(name))
+            image_rows = vision_rows(scene, items[config], images)
+            rows[name] = vision_questions(image_rows)
+            vision_tables[name] = pa.Table.from_pylist(image_rows, schema=arrow_schema(name))
     stats = {}
     for name, config_rows in rows.items():
         for row in config_rows:

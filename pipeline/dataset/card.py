@@ -173,6 +173,7 @@ class ConfigSize:
 
     download: int  # its Parquet files on disk: what a user downloads
     arrow: int  # its rows held as Arrow tables: what `load_dataset` writes to its cache
+    rows: int  # the files' rows: a question each, or for a vision configuration an image each
 
 
 def config_size(files: Sequence[Path]) -> ConfigSize:
@@ -183,22 +184,21 @@ def config_size(files: Sequence[Path]) -> ConfigSize:
     features (the shards already have that schema) and adds up `pa_table.nbytes`, which becomes the
     split's `num_bytes` and, summed over splits, `dataset_size`. The Parquet metadata's
     uncompressed sizes would be free to read but are another quantity: pages are dictionary and
-    run-length encoded, and a vision shard stores each image once for the 17 or more rows that repeat it.
-    Measured on 20 rooms: 2.66 MB in the metadata against 4.33 MB in Arrow for n5_m4_d144, and
-    3.40 MB against 14.97 MB for vision_n5_m4_d144; the read sums matched `load_dataset`'s
-    `num_bytes` to the byte. The read goes one row group at a time (memory: one shard), at
-    about 0.4 GB/s of Arrow for text shards and 0.9 GB/s for vision ones on 2 cores.
+    run-length encoded. Measured on 20 rooms: 2.66 MB in the metadata against 4.33 MB in Arrow for
+    n5_m4_d144; the read sums matched `load_dataset`'s `num_bytes` to the byte. The read goes one
+    row group at a time (memory: one shard), at about 0.4 GB/s of Arrow for text shards on 2 cores.
     """
-    download = arrow = 0
+    download = arrow = rows = 0
     for path in files:
         download += Path(path).stat().st_size
         parquet = pq.ParquetFile(path)
+        rows += parquet.metadata.num_rows
         for group in range(parquet.num_row_groups):
             arrow += parquet.read_row_group(group).nbytes
-    return ConfigSize(download, arrow)
+    return ConfigSize(download, arrow, rows)
 
 
-def card_yaml(configs: list[str], rows_by_config: dict[str, int], pretty_name: str,
+def card_yaml(configs: list[str], questions: dict[str, int], pretty_name: str,
               sizes: Mapping[str, ConfigSize]) -> str:
     """The card's YAML header."""
     data = DatasetCardData(
@@ -208,7 +208,7 @@ def card_yaml(configs: list[str], rows_by_config: dict[str, int], pretty_name: s
         annotations_creators=["machine-generated"],  # answers come from the consistency checker
         language_creators=["machine-generated"],  # stories and questions come from templates
         multilinguality=["monolingual"],
-        size_categories=[size_category(sum(rows_by_config[c] for c in configs))],
+        size_categories=[size_category(sum(questions[c] for c in configs))],
         # `roomspace build` reads scenes of ProcTHOR's own generator only: new houses, no existing dataset.
         source_datasets=["original"],
         task_categories=task_categories(configs),
@@ -221,7 +221,7 @@ def card_yaml(configs: list[str], rows_by_config: dict[str, int], pretty_name: s
     for c in configs:
         infos[c] = DatasetInfo(
             features=features_of_config(c), config_name=c,
-            splits={DATASET_SPLIT: {"name": DATASET_SPLIT, "num_examples": rows_by_config[c],
+            splits={DATASET_SPLIT: {"name": DATASET_SPLIT, "num_examples": sizes[c].rows,
                                     "num_bytes": sizes[c].arrow}},
             download_size=sizes[c].download, dataset_size=sizes[c].arrow,
         )

@@ -35,14 +35,30 @@ VISION_PREFIX = "vision_"
 
 @dataclass(frozen=True)
 class VisionItem(Item):
-    """One vision row: an Item, with the image it is asked about."""
+    """A question of a vision configuration: an Item asked with its image, or about it without it."""
 
     # "image+story" (answered from the story), or a pair question asked as "image", "text" (the
-    # centres in metres, no image) or "image+text" (pipeline.dataset.vision)
+    # centres in metres, the image not sent) or "image+text" (pipeline.dataset.vision)
     modality: str
     pair: int | None  # a pair question's number in its room and view: its three modalities share it
     image_name: str  # "top_down" or "south_door": OUT/<room_id>/<image_name>.png
-    image: bytes | None  # the PNG; None for a "text" row
+
+
+@dataclass(frozen=True)
+class VisionImage:
+    """One row of a vision configuration: an image and every question asked with it or about it.
+
+    The image is stored once however many questions use it, so that a loaded vision configuration
+    grows with its images, not its questions; pipeline.dataset.layout reads it a question per row.
+    """
+
+    id: str  # <room_id>-<config>-<image_name>
+    room_id: str
+    room_index: int
+    config: str
+    image_name: str
+    image: bytes  # the PNG
+    items: tuple[VisionItem, ...]
 
 
 def feature_of(annotation: object):
@@ -56,9 +72,9 @@ def feature_of(annotation: object):
 
 
 def _vision_features() -> Features:
-    hints = typing.get_type_hints(VisionItem)
-    fields = {f.name: feature_of(hints[f.name]) for f in dataclasses.fields(VisionItem) if f.name != "image"}
-    return Features({**fields, "image": ImageFeature()})
+    hints = typing.get_type_hints(VisionImage)
+    return Features({f.name: ImageFeature() if f.name == "image" else feature_of(hints[f.name])
+                     for f in dataclasses.fields(VisionImage)})
 
 
 FEATURES = Features(feature_of(Item))
@@ -231,11 +247,13 @@ def check_row(row: Mapping) -> None:
             raise RoomspaceError(f"row {row['id']}: YN answer disagrees with the answer set")
 
 
-def to_vision_row(item: VisionItem) -> dict:
+def to_vision_row(row: VisionImage) -> dict:
     """The row dict for VISION_FEATURES: plain lists, the image as {"bytes", "path"}."""
-    image = None if item.image is None else {"bytes": item.image, "path": f"{item.room_id}/{item.image_name}.png"}
-    return {**to_row(item), "modality": item.modality, "pair": item.pair, "image_name": item.image_name,
-            "image": image}
+    questions = [{**to_row(item), "modality": item.modality, "pair": item.pair, "image_name": item.image_name}
+                 for item in row.items]
+    return {"id": row.id, "room_id": row.room_id, "room_index": row.room_index, "config": row.config,
+            "image_name": row.image_name, "image": {"bytes": row.image, "path": f"{row.room_id}/{row.image_name}.png"},
+            "items": questions}
 
 
 def features_of_config(config: str) -> Features:

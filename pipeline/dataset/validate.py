@@ -33,6 +33,7 @@ from tqdm import tqdm
 
 from pipeline import __version__
 from pipeline.dataset.build import BuildPlan, room_job
+from pipeline.dataset.layout import IMAGE, question_columns, table_questions
 from pipeline.dataset.manifest import DATASET_SPLIT, MANIFEST, build_configs, read_manifest, shard_files, shard_path
 from pipeline.dataset.rows import arrow_schema, check_row
 from pipeline.errors import RoomspaceError
@@ -140,7 +141,8 @@ def check_rows(out: Path, manifest: dict, plan: BuildPlan, name: str, report: Va
     for shard in range(plan.shard_count):
         path = shard_path(name, shard)
         target = out / path
-        rows = read_shard(target, manifest["shards"][str(shard)]["files"][path], name).to_pylist()
+        table = read_shard(target, manifest["shards"][str(shard)]["files"][path], name)
+        rows = table_questions(table, [c for c in question_columns(table.schema) if c != IMAGE]).to_pylist()
         rooms = plan.shard(shard)
         for row in rows:
             check_row(row)
@@ -240,8 +242,8 @@ def rederive(out: Path, manifest: dict, scenes: Path, rooms: list[int], report: 
                                   plan.twins)
                 for name in names:
                     table = tables[name]
-                    stored = table.filter(pc.equal(table["room_index"], index)).to_pylist()
-                    difference = first_difference(stored, result.tables[name].to_pylist())
+                    stored = table_questions(table.filter(pc.equal(table["room_index"], index))).to_pylist()
+                    difference = first_difference(stored, table_questions(result.tables[name]).to_pylist())
                     if difference:
                         source = scene_path(scenes, seed, index) if present else "its scene, sampled afresh"
                         raise RoomspaceError(f"{difference} (in {out / shard_path(name, shard)}, recomputed from "

@@ -20,9 +20,10 @@ north-facing view. Rows are told apart by `modality`:
   of one pair, view and question type share `pair`, so a model's scores on the three can be
   compared item by item.
 
-`vision_rows(scene, items, images)` is a pure function; the rows' record, `VisionItem`, and its
-Hugging Face features (the image as `datasets.Image()`, PNG bytes embedded in Parquet) are in
-pipeline.dataset.rows.
+`vision_rows(scene, items, images)` is a pure function giving a row per image (`VisionImage`, its
+questions `VisionItem`s in `items`, stored once per image; the records and their Hugging Face
+features, the image as `datasets.Image()` with its PNG bytes embedded, are in
+pipeline.dataset.rows); `vision_questions` reads them back a question per row.
 """
 
 from __future__ import annotations
@@ -33,12 +34,14 @@ from itertools import combinations
 from random import Random
 
 from pipeline.data import data_json
-from pipeline.dataset.rows import VISION_PREFIX, VisionItem, to_vision_row
+from pipeline.dataset.layout import IMAGE, IMAGELESS, QUESTIONS
+from pipeline.dataset.rows import VISION_PREFIX, VisionImage, VisionItem, to_vision_row
 from pipeline.errors import RoomspaceError
 from pipeline.render.png import IMAGES, image_labels
 from pipeline.scene.records import Scene, SceneObject
 from pipeline.seeding import derive_seed
 from pipeline.spatial.relations import DIRECTIONS, direction_of_points, relation_words
+from pipeline.spatial.topology import ROOM
 from pipeline.text.items import Item, Query
 from pipeline.text.prompts import CENTRES_SETTING, IMAGE_ONLY_SETTING, PAIR_MODALITIES
 from pipeline.text.stories import tell_centres
@@ -62,11 +65,12 @@ def story_labels(scene: Scene, items: Sequence[Item]) -> dict[str, str]:
 
 
 def vision_rows(scene: Scene, items: Sequence[Item], images: Mapping[str, bytes]) -> list[dict]:
-    """The vision rows of one room: image+story rows, then each view's pair questions three ways.
+    """The vision rows of one room, one per image (`VisionImage`), each with its questions:
+    image+story questions, then the view's pair questions three ways.
 
     `items` are the room's items of one base configuration (items.room_items), `images` its
     renders by name ("top_down", "south_door": PNG bytes, labelled with `story_labels`). No
-    items, no rows. An image that records no labels (AI2-THOR) gets image+story rows only.
+    items, no rows. An image that records no labels (AI2-THOR) gets image+story questions only.
     """
     if not items:
         return []
@@ -77,21 +81,28 @@ def vision_rows(scene: Scene, items: Sequence[Item], images: Mapping[str, bytes]
         raise RoomspaceError(f"vision rows need the items of room {scene.room_id} and one configuration")
     config = vision_config_name(items[0].config)
     labels = {name: image_labels(images[name]) for name in IMAGES}
-    rows = []
+    asked: dict[str, list[VisionItem]] = {name: [] for name in IMAGES}
     for item in items:
         name = IMAGE_OF_VIEW[item.view]
-        if labels[name] is not None and not set(item.query.pair) - {"room"} <= set(labels[name].values()):
+        if labels[name] is not None and not set(item.query.pair) - {ROOM} <= set(labels[name].values()):
             continue  # the view hides a queried object: no image+story question about it in this view
         renamed = {"config": config, "id": f"{item.room_id}-{config}-{item.setting}-{item.view}-{item.question_type}"}
-        rows.append(to_vision_row(VisionItem(
-            **{**_fields(item), **renamed}, modality="image+story", pair=None, image_name=name, image=images[name],
-        )))
+        asked[name].append(VisionItem(**{**_fields(item), **renamed}, modality="image+story", pair=None,
+                                      image_name=name))
     for view, name in IMAGE_OF_VIEW.items():
         if labels[name] is not None:
             shown = [o for o in scene.prominent if o.id in labels[name]]
-            rows.extend(to_vision_row(row) for row in
-                        _pair_questions(scene, items[0], config, view, name, images[name], shown, labels[name]))
-    return rows
+            asked[name].extend(_pair_questions(scene, items[0], config, view, name, shown, labels[name]))
+    return [to_vision_row(VisionImage(f"{scene.room_id}-{config}-{name}", scene.room_id, scene.index, config, name,
+                                      images[name], tuple(questions)))
+            for name, questions in asked.items() if questions]
+
+
+def vision_questions(rows: Sequence[dict]) -> list[dict]:
+    """The questions of vision rows, a dict each, with the image sent with it (None for a "text" one):
+    what pipeline.dataset.layout reads from the files."""
+    return [{**question, IMAGE: None if question["modality"] == IMAGELESS else row[IMAGE]}
+            for row in rows for question in row[QUESTIONS]]
 
 
 def _fields(item: Item) -> dict:
@@ -112,7 +123,7 @@ def _clear(a: SceneObject, b: SceneObject) -> bool:
     return all(d <= SAME_AXIS or d >= VISIBLE_OFFSET for d in offsets) and max(offsets) >= VISIBLE_OFFSET
 
 
-def _pair_questions(scene: Scene, item: Item, config: str, view: str, image_name: str, png: bytes,
+def _pair_questions(scene: Scene, item: Item, config: str, view: str, image_name: str,
                     shown: Sequence[SceneObject], labels: Mapping[str, str]) -> list[VisionItem]:
     """FR and YN questions about up to PAIRS_PER_VIEW clear pairs, each asked in every modality."""
     rng = Random(derive_seed(scene.room_id, config, "image", view))
@@ -151,8 +162,7 @@ def _pair_questions(scene: Scene, item: Item, config: str, view: str, image_name
         for modality in PAIR_MODALITIES:
             setting = IMAGE_ONLY_SETTING if modality == "image" else CENTRES_SETTING
             prefix = f"{item.room_id}-{config}-{setting}-{view}-{modality}-p{k}"
-            asked = dict(pair, setting=setting, story=story[modality], modality=modality,
-                         image=None if modality == "text" else png)
+            asked = dict(pair, setting=setting, story=story[modality], modality=modality)
             out.append(VisionItem(**{
                 **asked, "id": f"{prefix}-FR", "question_type": "FR", "question": fr_question, "candidate": None,
                 "options": tuple(relation_words(c, view, "label") for c in DIRECTIONS),

@@ -22,12 +22,13 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.dataset.layout import question_columns, questions
 from pipeline.dataset.manifest import MANIFEST, build_configs, read_manifest, shard_files
 from pipeline.errors import RoomspaceError
 
 HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
 CARD = "README.md"
-ROWS_AT_ONCE = 64  # rows turned into dicts together by `rows`
+ROWS_AT_ONCE = 64  # file rows read, and question rows turned into dicts, together by `rows`
 
 
 @dataclass(frozen=True)
@@ -50,30 +51,31 @@ class BenchmarkRows:
         return names
 
     def columns(self, config: str) -> list[str]:
-        return pq.read_schema(self.files[config][0]).names
+        return question_columns(pq.read_schema(self.files[config][0]))
 
     def batches(self, config: str, columns: Sequence[str] | None = None) -> Iterator[pa.Table]:
-        """The configuration's rows one shard at a time, only `columns` (those the shards have)."""
+        """The configuration's questions, a row each, one shard at a time; only `columns` (those a
+        question has), a vision question with its image (pipeline.dataset.layout)."""
+        yield from self._read(config, columns, None)
+
+    def _read(self, config: str, columns: Sequence[str] | None, file_rows: int | None) -> Iterator[pa.Table]:
         for path in self.files[config]:
             try:
-                shard = pq.ParquetFile(path)
-                present = shard.schema_arrow.names
-                table = shard.read(columns=None if columns is None else [c for c in columns if c in present])
+                yield from questions(pq.ParquetFile(path), columns, file_rows)
             except (OSError, pa.ArrowException) as error:
                 raise RoomspaceError(f"{path}: not a readable Parquet file ({error}); "
                                      "rebuild or re-download it") from None
-            yield table
 
     def rows(self, configs: Sequence[str], columns: Sequence[str] | None = None) -> Iterator[dict]:
-        """Row dicts, made a few at a time: a vision shard's images never all become Python objects at once."""
+        """Question dicts, made a few at a time: a vision shard's images never all become Python objects at once."""
         for config in configs:
-            for table in self.batches(config, columns):
+            for table in self._read(config, columns, ROWS_AT_ONCE):
                 for batch in table.to_batches(max_chunksize=ROWS_AT_ONCE):
                     yield from batch.to_pylist()
 
     def count(self, configs: Sequence[str]) -> int:
-        """How many rows the configurations hold, from the Parquet footers."""
-        return sum(pq.ParquetFile(path).metadata.num_rows for config in configs for path in self.files[config])
+        """How many questions the configurations hold (a vision file's rows are images: its ids are read)."""
+        return sum(table.num_rows for config in configs for table in self.batches(config, ["id"]))
 
     def ids(self, configs: Sequence[str]) -> set[str]:
         """The id of every row of `configs`: reads only the id column."""

@@ -16,7 +16,8 @@ from handmade import room, thing
 from PIL import Image
 
 from pipeline.dataset.rows import VISION_FEATURES, check_row
-from pipeline.dataset.vision import PAIRS_PER_VIEW, VISIBLE_OFFSET, story_labels, vision_rows
+from pipeline.dataset.layout import questions
+from pipeline.dataset.vision import PAIRS_PER_VIEW, VISIBLE_OFFSET, story_labels, vision_questions, vision_rows
 from pipeline.errors import RoomspaceError
 from pipeline.render.job import offline_images
 from pipeline.render.png import image_labels
@@ -37,9 +38,10 @@ def layout_room(layout=LAYOUT, **kwargs):
 
 
 def rows_of(scene, house, config=CONFIG):
+    """(items, images, questions): the questions of the room's vision rows, each with the image it is sent with."""
     items = room_items(scene, config)
     images = offline_images(scene, house, names=story_labels(scene, items))
-    return items, images, vision_rows(scene, items, images)
+    return items, images, vision_questions(vision_rows(scene, items, images))
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +70,9 @@ def test_every_item_gets_an_image_and_keeps_its_answers(made):
     _, items, images, rows = made
     story_rows = [r for r in rows if r["modality"] == "image+story"]
     assert len(story_rows) == len(items)  # every object of LAYOUT is seen from the door
-    for item, row in zip(items, story_rows):
+    by_id = {item.id.replace(item.config, f"vision_{item.config}"): item for item in items}
+    for row in story_rows:
+        item = by_id[row["id"]]
         assert row["config"] == "vision_n5_m4_d144" and row["pair"] is None
         assert (row["story"], row["answer"], row["answer_set"]) == (item.story, item.answer, list(item.answer_set))
         expected = "top_down" if item.view == "top_down" else "south_door"
@@ -117,22 +121,28 @@ def test_yes_and_no_are_balanced_per_view(made):
         assert Counter(r["answer"] for r in yn) == {"Yes": PAIRS_PER_VIEW // 2, "No": PAIRS_PER_VIEW // 2}
 
 
-def test_rows_round_trip_through_parquet_and_datasets(made, tmp_path):
-    *_, rows = made
+def test_a_row_per_image_read_back_a_question_per_row(made, tmp_path):
+    scene, items, images, asked = made
+    rows = vision_rows(scene, items, images)
+    assert [(r["id"], r["image_name"], r["room_index"]) for r in rows] == [
+        (f"{scene.room_id}-vision_n5_m4_d144-{name}", name, scene.index) for name in ("top_down", "south_door")]
+    assert [r["image"]["bytes"] for r in rows] == [images["top_down"], images["south_door"]]
+    assert sum(len(r["items"]) for r in rows) == len(asked)
     path = tmp_path / "vision.parquet"
     pq.write_table(pa.Table.from_pylist(rows, schema=VISION_FEATURES.arrow_schema), path)
-    loaded = Dataset.from_parquet(str(path), cache_dir=str(tmp_path / "cache"))
-    assert loaded.features == VISION_FEATURES
-    assert len(loaded) == len(rows)
-    text = next(k for k, r in enumerate(rows) if r["modality"] == "text")
-    assert loaded[text]["image"] is None and loaded[text]["pair"] == rows[text]["pair"]
-    for k in (0, len(rows) - 1):
+    (read,) = questions(pq.ParquetFile(path))
+    assert read.to_pylist() == asked  # a question each, the image with it (none for a text question)
+    assert [t.to_pylist() for t in questions(pq.ParquetFile(path), ["id", "image"], file_rows=1)] == [
+        [{"id": q["id"], "image": q["image"]} for q in asked if q["image_name"] == name] for name in ("top_down", "south_door")]
+
+    loaded = Dataset.from_parquet(str(path), cache_dir=str(tmp_path / "cache"))  # as load_dataset reads a config
+    assert loaded.features == VISION_FEATURES and len(loaded) == len(rows)
+    for k, name in enumerate(("top_down", "south_door")):
         image = loaded[k]["image"]  # decoded by datasets.Image()
-        assert isinstance(image, Image.Image)
-        original = Image.open(io.BytesIO(rows[k]["image"]["bytes"]))
-        assert image.size == original.size
+        original = Image.open(io.BytesIO(images[name]))
+        assert isinstance(image, Image.Image) and image.size == original.size
         assert np.array_equal(np.asarray(image.convert("RGB")), np.asarray(original.convert("RGB")))
-    assert loaded[0]["id"] == rows[0]["id"] and loaded[0]["objects"] == rows[0]["objects"]
+        assert loaded[k]["items"] == rows[k]["items"]
 
 
 def test_repeated_types_are_numbered_so_every_pair_can_be_asked():
@@ -178,12 +188,12 @@ def test_images_without_labels_give_story_rows_only(made):
         Image.open(io.BytesIO(png)).save(buffer, "PNG")
         bare[name] = buffer.getvalue()
         assert image_labels(bare[name]) is None
-    assert {r["modality"] for r in vision_rows(scene, items, bare)} == {"image+story"}
+    assert {r["modality"] for r in vision_questions(vision_rows(scene, items, bare))} == {"image+story"}
 
 
 def test_same_room_same_rows(made):
     scene, items, images, rows = made
-    assert vision_rows(scene, items, images) == rows
+    assert vision_questions(vision_rows(scene, items, images)) == rows
 
 
 def test_bad_input(made):

@@ -16,6 +16,7 @@ from conftest import SCENE_SEED
 
 from pipeline.cli import main
 from pipeline.dataset.build import BuildPlan, build
+from pipeline.dataset.layout import questions
 from pipeline.errors import RoomspaceError
 from pipeline.evaluate.model_runner import PROMPTS_PER_SLOT, AnswerCache, Endpoint, Retry, run_model
 from pipeline.evaluate.prompts import Prompt
@@ -347,7 +348,7 @@ def test_vision_rows_reach_the_model_with_their_images(server, vision_build, tmp
     assert main(argv) == 0
     files = sorted((vision_build / "data" / VISION).glob("*.parquet"))
     columns = ["id", "setting", "prompt", "image"]
-    rows = [row for path in files for row in pq.read_table(path, columns=columns).to_pylist()]
+    rows = [row for path in files for table in questions(pq.ParquetFile(path), columns) for row in table.to_pylist()]
     assert any(row["setting"] == "none" for row in rows)  # image-only rows are among them
     assert len(server.bodies) == len(rows)
     pictured = [row for row in rows if row["image"] is not None]
