@@ -24,8 +24,8 @@ import numpy as np
 from PIL import Image
 
 from pipeline.errors import RoomspaceError
-from pipeline.render.labels import LABEL_PAD, LabelPlace, LabelRequest, dot_on, label_texts, place_labels
-from pipeline.render.png import png_bytes
+from pipeline.render.labels import LABEL_PAD, LabelRequest, dot_on, label_texts, place_labels
+from pipeline.render.png import LabelPlace, png_bytes
 from pipeline.render.style import check_drawable, colour, drawing, font, object_colour, offline_key, style
 from pipeline.scene.records import Scene
 

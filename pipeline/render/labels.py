@@ -21,6 +21,7 @@ import numpy as np
 from PIL import ImageDraw
 
 from pipeline.errors import RoomspaceError
+from pipeline.render.png import LabelPlace
 from pipeline.render.style import colour, font
 from pipeline.scene.records import Scene
 from pipeline.text.words import object_labels
@@ -39,12 +40,6 @@ class LabelRequest:
     index: int  # the object's number in the owner map
     dot: tuple[int, int]  # pixel on the object the label points at
     preferred: tuple[tuple[float, float], ...]  # label-box centres to try first, best first (px)
-
-
-@dataclass(frozen=True)
-class LabelPlace:
-    box: tuple[int, int, int, int]  # x0, y0, x1, y1: the pixels drawn, ends included
-    dot: tuple[int, int] | None  # where its leader ends, None for a label on its object's own pixels
 
 
 def label_texts(scene: Scene, names: Mapping[str, str] | None) -> dict[str, str]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -21,12 +22,19 @@ from PIL import Image, UnidentifiedImageError
 from PIL.PngImagePlugin import PngInfo
 
 from pipeline.errors import RoomspaceError
-from pipeline.render.labels import LabelPlace
 
 IMAGES = ("top_down", "south_door")  # file stems, one per view
 RENDER_KEY = "roomspace-render"
 LABELS_KEY = "roomspace-labels"
 PLACES_KEY = "roomspace-label-places"
+
+
+@dataclass(frozen=True)
+class LabelPlace:
+    """Where a label of an offline image lies (pipeline.render.labels)."""
+
+    box: tuple[int, int, int, int]  # x0, y0, x1, y1: the pixels drawn, ends included
+    dot: tuple[int, int] | None  # where its leader ends, None for a label on its object's own pixels
 
 
 def png_bytes(image: Image.Image, render_key: str, labels: Mapping[str, str] | None = None,

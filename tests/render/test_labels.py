@@ -16,9 +16,8 @@ from shapely.geometry import Point, Polygon, box
 from pipeline.errors import RoomspaceError
 from pipeline.render.door import MIN_VISIBLE_PX, south_door_frame, south_door_image
 from pipeline.render.job import offline_images
-from pipeline.render.labels import LabelPlace
 from pipeline.render.plan import plan_frame, top_down_image
-from pipeline.render.png import image_labels, label_places, png_bytes
+from pipeline.render.png import LabelPlace, image_labels, label_places, png_bytes
 from pipeline.render.style import colour
 from pipeline.scene.records import Scene
 from pipeline.scene.scene_file import load_house, load_scene, scene_path
