@@ -249,8 +249,8 @@ def check_row(row: Mapping) -> None:
 
 def to_vision_row(row: VisionImage) -> dict:
     """The row dict for VISION_FEATURES: plain lists, the image as {"bytes", "path"}."""
-    questions = [{**to_row(item), "modality": item.modality, "pair": item.pair, "image_name": item.image_name}
-                 for item in row.items]
+    questions = [{**plain, "modality": item.modality, "pair": item.pair, "image_name": item.image_name}
+                 for item, plain in zip(row.items, items_table(row.items).to_pylist())]
     return {"id": row.id, "room_id": row.room_id, "room_index": row.room_index, "config": row.config,
             "image_name": row.image_name, "image": {"bytes": row.image, "path": f"{row.room_id}/{row.image_name}.png"},
             "items": questions}
