@@ -34,6 +34,9 @@ def room_stats(rows: list[dict], room_type: str, skipped: bool) -> dict:
     """
     stats: dict = {"rooms": 0 if skipped else 1, "skipped_rooms": int(skipped), "rows": len(rows),
                    "room_types": {} if skipped else {room_type: 1}, "hops": {}, "settings": {}, "topology": {}}
+    images = {row["image_name"] for row in rows if row.get("image_name") is not None}
+    if images:  # a vision configuration: a file row per image, its questions nested
+        stats["images"] = len(images)
     for row in rows:
         if row.get("pair") is not None and row["modality"] == PAIR_MODALITIES[0]:  # a pair question, counted once
             stats["pair_rooms"] = 1
@@ -94,6 +97,10 @@ def _counts(counts: dict, order: tuple[str, ...]) -> str:
     return ", ".join(f"{code}: {counts[code]}" for code in order if code in counts) or "none"
 
 
+def images_note(stats: dict) -> str:
+    return f" questions, in {stats['images']} file rows (one per image)" if "images" in stats else ""
+
+
 def pair_lines(stats: dict) -> str:
     """A vision configuration's pair questions, each asked as image, text and image+text: per view and answer."""
     if "pair_questions" not in stats:
@@ -118,7 +125,7 @@ def statistics_section(stats_by_config: dict[str, dict]) -> str:
         asked = settings.get(RCC8_SETTING, {}).get("asked", {})
         parts.append(
             f"### {config}\n\n"
-            f"- rows: {stats['rows']}; rooms with items: {stats['rooms']}; "
+            f"- rows: {stats['rows']}{images_note(stats)}; rooms with items: {stats['rooms']}; "
             f"rooms skipped (fewer than n prominent objects): {stats['skipped_rooms']}\n"
             f"- room types: {types}\n"
             f"- YN balance: {yes} Yes, {no} No ({yes / (yes + no) if yes + no else 0:.3f} Yes)\n"
@@ -198,8 +205,7 @@ def config_size(files: Sequence[Path]) -> ConfigSize:
     return ConfigSize(download, arrow, rows)
 
 
-def card_yaml(configs: list[str], questions: dict[str, int], pretty_name: str,
-              sizes: Mapping[str, ConfigSize]) -> str:
+def card_yaml(configs: list[str], pretty_name: str, sizes: Mapping[str, ConfigSize]) -> str:
     """The card's YAML header."""
     data = DatasetCardData(
         pretty_name=pretty_name,
@@ -208,7 +214,7 @@ def card_yaml(configs: list[str], questions: dict[str, int], pretty_name: str,
         annotations_creators=["machine-generated"],  # answers come from the consistency checker
         language_creators=["machine-generated"],  # stories and questions come from templates
         multilinguality=["monolingual"],
-        size_categories=[size_category(sum(questions[c] for c in configs))],
+        size_categories=[size_category(sum(sizes[c].rows for c in configs))],
         # `roomspace build` reads scenes of ProcTHOR's own generator only: new houses, no existing dataset.
         source_datasets=["original"],
         task_categories=task_categories(configs),
@@ -235,7 +241,7 @@ def dataset_card(name: str, seed: int, rooms: int, stats_by_config: dict[str, di
     header declares)."""
     configs = list(stats_by_config)
     sizes = {c: config_size(files[c]) for c in configs}
-    header = card_yaml(configs, {c: s["rows"] for c, s in stats_by_config.items()}, name, sizes)
+    header = card_yaml(configs, name, sizes)
     body = Template(data_text("card.md")).substitute(
         name=name, seed=seed, rooms=rooms, configs=", ".join(f"`{c}`" for c in configs), first=configs[0],
         relations=", ".join(DIRECTIONS), statistics=statistics_section(stats_by_config),

@@ -1,5 +1,6 @@
 """The dataset card as the Hub reads it: its YAML header parsed by huggingface_hub, on small real builds."""
 
+from collections import Counter
 from pathlib import Path
 
 import datasets
@@ -9,6 +10,8 @@ from huggingface_hub import DatasetCard
 
 from pipeline.dataset.build import BuildPlan, build
 from pipeline.dataset.card import config_size, size_category, task_categories
+from pipeline.evaluate.rows import open_rows
+from pipeline.spatial.relations import DIRECTIONS
 from pipeline.text.configs import parse_configs
 
 BASE = "n3_m2_d81"
@@ -108,3 +111,22 @@ def test_size_buckets(rows, bucket):
 def test_task_categories_follow_the_build():
     assert task_categories(["n5_m4_d144", "twin_n5_m4_d144"]) == ["question-answering"]
     assert task_categories(["n5_m4_d144", "vision_n5_m4_d144"])[-1] == "visual-question-answering"
+
+
+def test_the_vision_statistics_count_pair_questions_per_view_and_answer(with_vision):
+    out, card = with_vision
+    rows = open_rows(out)
+    pairs = [r for r in rows.rows([f"vision_{BASE}"], ["view", "question_type", "answer", "modality", "room_id",
+                                                          "true_relation"]) if r["modality"] == "image"]
+    assert pairs
+    rooms = len({r["room_id"] for r in pairs})
+    files = sum(split["num_examples"] for split in infos(card)[f"vision_{BASE}"]["splits"])
+    assert f"questions, in {files} file rows (one per image)" in card.text
+    assert f"pair questions (each asked three ways: image, text, image+text): rooms with any: {rooms} of 2;" in card.text
+    for view in ("top_down", "north_facing"):
+        asked = Counter((r["question_type"], r["answer"]) for r in pairs if r["view"] == view)
+        fr = sum(n for (kind, _), n in asked.items() if kind == "FR")
+        answers = Counter(r["true_relation"] for r in pairs if r["view"] == view and r["question_type"] == "FR")
+        shown = ", ".join(f"{code}: {answers[code]}" for code in DIRECTIONS if code in answers)
+        assert (f"- pair questions, {view}: {fr} FR, {asked['YN', 'Yes'] + asked['YN', 'No']} YN "
+                f"({asked['YN', 'Yes']} Yes, {asked['YN', 'No']} No); FR answers: {shown}") in card.text
