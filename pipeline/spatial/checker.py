@@ -86,8 +86,9 @@ class Answers:
 
 
 def forget_answers() -> None:
-    """Clear the memo of answers, so that the next calls are timed cold (the benchmark)."""
+    """Clear the memos of answers, so that the next calls are timed cold (the benchmark)."""
     _answer.cache_clear()
+    _axis_answer.cache_clear()
 
 
 def _validate(facts: frozenset[Fact], variables: tuple[str, ...], query: tuple[str, str], d: int) -> None:
@@ -127,8 +128,7 @@ def _answer(facts: frozenset[Fact], variables: tuple[str, ...], query: tuple[str
         code = fact.relation if a < b else _CONVERSE[fact.relation]
         binary.setdefault((min(a, b), max(a, b)), []).append(code)
 
-    (i_domains, i_signs), (j_domains, j_signs) = (
-        _solve_axis(axis, unary, binary, q0, qn, d, {_SIGNS[code][axis] for code in solved}) for axis in (0, 1))
+    (i_domains, i_signs), (j_domains, j_signs) = (_solve_axis(axis, unary, binary, q0, qn, d) for axis in (0, 1))
     candidates = {code for code, (si, sj) in _SIGNS.items() if si in i_signs and sj in j_signs}
     coupled = any("TPP" in codes for codes in unary) or any(
         not _DISTANCES.isdisjoint(codes) for codes in binary.values()
@@ -221,19 +221,12 @@ def _axis_relation(signs: tuple[int, ...], d: int) -> _Relation:
 
 
 def _solve_axis(
-    axis: int, unary: list[list[str]], binary: dict[Arc, list[str]], q0: int, qn: int, d: int, known: set[int]
-) -> tuple[list[int], set[int]]:
-    """Arc-consistent domains of one axis, and the signs the query pair can take on it; the
-    `known` ones (those of solved directions: a solution projects onto each axis) are not tested.
+    axis: int, unary: list[list[str]], binary: dict[Arc, list[str]], q0: int, qn: int, d: int
+) -> tuple[tuple[int, ...], frozenset[int]]:
+    """Arc-consistent domains of one axis, and the signs the query pair can take on it.
 
     Uses the facts that are one condition per axis: regions, NTPP, directions. Exact for a
     problem of only those facts; an over-approximation when TPP or distances also constrain it.
-
-    No search is needed: unary sets and the relations <, =, > are min-closed (the pairwise
-    minimum of two solutions of a constraint is one too), and for min-closed constraints arc
-    consistency decides satisfiability: if no domain is empty, every variable at its least
-    value is a solution (Jeavons and Cooper 1995, "Tractable constraints on ordered domains").
-    The query "sign is s" is min-closed too, so each sign costs one propagation.
     """
     tables = _axis_tables(d)
     domains = []
@@ -245,21 +238,41 @@ def _solve_axis(
             elif code == "NTPP":
                 domain &= tables.interior
         domains.append(domain)
-    arcs = {}
-    for (a, b), codes in binary.items():
+    pair_signs = []
+    for pair, codes in sorted(binary.items()):
         signs = tuple(sorted({_SIGNS[c][axis] for c in codes if c in _SIGNS}))
         if signs:
-            arcs[(a, b)] = _axis_relation(signs, d)
-            arcs[(b, a)] = _axis_relation(tuple(-s for s in reversed(signs)), d)
+            pair_signs.append((pair, signs))
+    return _axis_answer(tuple(domains), tuple(pair_signs), q0, qn, d)
+
+
+@lru_cache(maxsize=4096)
+def _axis_answer(
+    unary_domains: tuple[int, ...], pair_signs: tuple[tuple[Arc, tuple[int, ...]], ...], q0: int, qn: int, d: int
+) -> tuple[tuple[int, ...], frozenset[int]]:
+    """One axis's problem: a domain per variable and the signs of x_a - x_b each pair allows.
+
+    Memoised: settings that differ only in distances or TPP (o2, o2_d2 and o2_d3) share it.
+    No search is needed: unary sets and the relations <, =, > are min-closed (the pairwise
+    minimum of two solutions of a constraint is one too), and for min-closed constraints arc
+    consistency decides satisfiability: if no domain is empty, every variable at its least
+    value is a solution (Jeavons and Cooper 1995, "Tractable constraints on ordered domains").
+    The query "sign is s" is min-closed too, so each sign costs one propagation.
+    """
+    domains = list(unary_domains)
+    arcs = {}
+    for (a, b), signs in pair_signs:
+        arcs[(a, b)] = _axis_relation(signs, d)
+        arcs[(b, a)] = _axis_relation(tuple(-s for s in reversed(signs)), d)
     if not all(domains) or not _propagate(domains, arcs, _neighbours(arcs, len(domains)), list(arcs)):
-        return domains, set()
-    signs = set(known)
-    for s in (s for s in _SIGN_VALUES if s not in known):
+        return tuple(domains), frozenset()
+    signs = set()
+    for s in _SIGN_VALUES:
         forward, backward = _axis_relation((s,), d), _axis_relation((-s,), d)
         query_arcs, neighbours = _with_query(arcs, q0, qn, forward, backward, len(domains))
         if _propagate(list(domains), query_arcs, neighbours, [(q0, qn), (qn, q0)]):
             signs.add(s)
-    return domains, signs
+    return tuple(domains), frozenset(signs)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from functools import cache
 from importlib.resources import files
 
 from pipeline.errors import RoomspaceError
@@ -67,6 +68,7 @@ def _entry(code: str) -> dict:
         raise RoomspaceError(f"unknown relation code {code!r}") from None
 
 
+@cache  # this and the lookups below are asked for tens of thousands of times per room
 def kind(code: str) -> str:
     """"direction", "region", "wall" or "distance"."""
     return _entry(code)["kind"]
@@ -104,6 +106,7 @@ def direction_signs(code: str) -> tuple[int, int]:
     return si, sj
 
 
+@cache
 def converse(code: str) -> str:
     """The relation of B relative to A given that of A relative to B (distances are symmetric)."""
     entry = _entry(code)
@@ -169,6 +172,7 @@ def holds(code: str, d: int, cell_a: Cell, cell_b: Cell | None = None) -> bool:
             return wall_contact(cell_a, d) == code
 
 
+@cache
 def relation_words(code: str, view: str, field: str) -> str:
     """The words of a code in a view: field "phrase" ("A is <phrase> B"), "label", or "place" (regions)."""
     words = _entry(code)["words"]

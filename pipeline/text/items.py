@@ -35,7 +35,7 @@ from pipeline.text.words import Phrases, Wording, object_names, type_words
 QUESTION_TYPES = ("FR", "YN")
 ITEM_SETTINGS = (*SETTINGS, RCC8_SETTING)
 ROWS_PER_ROOM = len(SETTINGS) * len(VIEWS) * len(QUESTION_TYPES) + len(VIEWS)  # rcc8 asks YN only: 34
-SWEEP_N = range(3, 8)  # the paper's sweep: n from 3 to 7, every valid m, d in 9 and 12
+LABELS = {view: tuple(relation_words(code, view, "label") for code in DIRECTIONS) for view in VIEWS}  # FR options
 
 
 @dataclass(frozen=True)
@@ -242,15 +242,23 @@ def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, footpri
         objects=objects, story_order=tuple(order), topology=topology,
     )
     yes, no = data_json("templates.json")["yes_no"]
+    stories = dict(
+        shared, query=query, hops=hops(n, pairs), true_relation=direction(raster.cells[0], raster.cells[-1]),
+        continuous_relation=direction_of_points((chosen[0].x, chosen[0].z), (chosen[-1].x, chosen[-1].z)),
+    )
+    # The o2 settings share their direction facts, hence their reasoning path and its words.
+    paths: dict[tuple[Fact, ...], tuple[PathStep, ...]] = {}
+    path_texts: dict[tuple[tuple[Fact, ...], str], str] = {}
     items = []
     for setting in SETTINGS:
         answer = tuple(code for code in DIRECTIONS if code in answers[setting])
-        path = reasoning_path(facts[setting], query.subject, query.object)
+        links = tuple(fact for fact in facts[setting] if fact.relation in DIRECTIONS)
+        if links not in paths:
+            paths[links] = reasoning_path(links, query.subject, query.object)
+        path = paths[links]
         common = dict(
-            shared, setting=setting, facts=facts[setting], answer_set=answer, answer_set_size=len(answer),
-            true_relation=direction(raster.cells[0], raster.cells[-1]),
-            continuous_relation=direction_of_points((chosen[0].x, chosen[0].z), (chosen[-1].x, chosen[-1].z)),
-            query=query, hops=hops(n, pairs), path=path, path_decides=bool(path) and path[-1].composed == answer,
+            stories, setting=setting, facts=facts[setting], answer_set=answer, answer_set_size=len(answer),
+            path=path, path_decides=bool(path) and path[-1].composed == answer,
             tightness=round(tightness(facts[setting], config.d), 6),
             layout_decides=layout_decides(facts[setting], query.pair, answer, config.d),
         )
@@ -258,12 +266,12 @@ def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, footpri
             pool = answer if targets[setting, view] else tuple(c for c in DIRECTIONS if c not in answer)
             texts = tell_setting(scene.room_type, scene.side, facts[setting], order, wording, view,
                                  query.pair, pool, text_seed(scene.room_id, config.name, setting, view))
-            labels = [relation_words(code, view, "label") for code in DIRECTIONS]
-            per_view = dict(common, view=view, story=texts.story,
-                            path_text=written_path(path, query.subject, wording, view) if path else "")
+            if (links, view) not in path_texts:
+                path_texts[links, view] = written_path(path, query.subject, wording, view) if path else ""
+            per_view = dict(common, view=view, story=texts.story, path_text=path_texts[links, view])
             items.append(Item(
                 id=f"{scene.room_id}-{config.name}-{setting}-{view}-FR", question_type="FR",
-                question=texts.fr_question, options=tuple(labels), candidate=None,
+                question=texts.fr_question, options=LABELS[view], candidate=None,
                 answer=", ".join(relation_words(code, view, "label") for code in answer), **per_view,
             ))
             items.append(Item(
@@ -275,10 +283,10 @@ def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, footpri
     asked = Random(derive_seed(scene.room_id, config.name, RCC8_SETTING))
     rcc8_pair, truth = rcc8_query(topology, asked)
     yes_view, near_miss = asked.choice(VIEWS), asked.choice(neighbours(truth))
-    footprints = {o.name: o.footprint for o in objects}
+    stated = {o.name: o.footprint for o in objects}
     for view in VIEWS:
         candidate = truth if view == yes_view else near_miss
-        text, question = tell_rcc8(scene.room_type, scene.side, footprints, order, wording, view,
+        text, question = tell_rcc8(scene.room_type, scene.side, stated, order, wording, view,
                                    rcc8_pair.pair, candidate,
                                    text_seed(scene.room_id, config.name, RCC8_SETTING, view))
         items.append(Item(
