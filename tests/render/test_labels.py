@@ -13,6 +13,7 @@ from handmade import SIDE, room, thing
 from PIL import Image
 from shapely.geometry import Point, Polygon, box
 
+from pipeline.dataset.vision import story_labels
 from pipeline.errors import RoomspaceError
 from pipeline.render.door import MIN_VISIBLE_PX, south_door_frame, south_door_image
 from pipeline.render.job import offline_images
@@ -22,9 +23,12 @@ from pipeline.render.style import colour
 from pipeline.scene.records import Scene
 from pipeline.scene.scene_file import load_house, load_scene, scene_path
 from pipeline.scene.scene_folder import sample_scenes
+from pipeline.text.configs import Config
+from pipeline.text.items import room_items
 from pipeline.text.words import object_labels
 
 ROOMSPACE_100 = (0, 100)  # seed, rooms
+VISION_BASE = Config(5, 4, 12)  # `make roomspace-100`'s vision configuration is vision_n5_m4_d144
 
 
 def decoded(png: bytes) -> np.ndarray:
@@ -109,7 +113,9 @@ def test_labels_of_roomspace_100_are_legible_and_point_at_their_objects(tmp_path
     sample_scenes(count=rooms, seed=seed, out=tmp_path, progress=False, workers=2)
     for index in range(rooms):
         path = scene_path(tmp_path, seed, index)
-        check_room(load_scene(path), load_house(path))
+        scene = load_scene(path)
+        items = room_items(scene, VISION_BASE)  # as `make roomspace-100` draws its vision images: the stories' names
+        check_room(scene, load_house(path), story_labels(scene, items) if items else None)
 
 
 # --------------------------------------------------------------------------- made-up rooms
