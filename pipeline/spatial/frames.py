@@ -1,0 +1,83 @@
+"""Frames of reference: the plan seen from above, and an observer standing in the room facing a wall.
+
+A facing is one of the four walls, N, E, S or W. Turning the observer by a multiple of 90 degrees
+only relabels relations (docs/semantics.md section 15): a direction or region code R of the plan
+is said, by an observer facing f, with the words the north-facing view gives to
+`turn(R, -quarters(f))`. Facing east, a thing north of you is on your left, one east of you in
+front. Wall contact and distances do not depend on the frame. Turning a whole room (every cell,
+every fact) turns every answer set the same way, so the checker answers in plan codes and the
+answer is turned into the asked frame afterwards, as a set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import cache
+
+from pipeline.errors import RoomspaceError
+from pipeline.spatial.grid import Cell
+from pipeline.spatial.relations import DIRECTIONS, REGIONS, direction_signs, kind, region_bands
+
+FACINGS = ("N", "E", "S", "W")  # clockwise: the quarter-turns of each facing from north
+TOP_DOWN = "top_down"  # the plan's frame: compass words, no observer
+OBSERVER = "north_facing"  # the view whose words an observer uses, whatever their facing
+_COMPASS = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")  # clockwise, a step = an eighth of a turn
+
+
+def quarters(facing: str) -> int:
+    """Quarter-turns clockwise from north: N 0, E 1, S 2, W 3."""
+    try:
+        return FACINGS.index(facing)
+    except ValueError:
+        raise RoomspaceError(f"unknown facing {facing!r}; expected one of {', '.join(FACINGS)}") from None
+
+
+@cache
+def turn(code: str, turns: int) -> str:
+    """`code` turned `turns` quarter-turns clockwise: directions (O stays) and regions (the centre
+    stays) turn with the room; wall contact and distances do not."""
+    turns %= 4
+    relation_kind = kind(code)
+    if relation_kind == "direction":
+        return code if code == "O" else _COMPASS[(_COMPASS.index(code) + 2 * turns) % 8]
+    if relation_kind == "region":
+        i, j = (b - 1 for b in region_bands(code))  # -1, 0, 1 from the centre band
+        for _ in range(turns):
+            i, j = j, -i  # clockwise on a plan with north up: north goes east
+        return next(r for r in REGIONS if region_bands(r) == (i + 1, j + 1))
+    return code
+
+
+def seen_facing(code: str, facing: str) -> str:
+    """The code whose north-facing words say plan code `code` to an observer facing `facing`."""
+    return turn(code, -quarters(facing))
+
+
+def on_plan(code: str, facing: str) -> str:
+    """The plan code of what an observer facing `facing` calls `code` in north-facing words."""
+    return turn(code, quarters(facing))
+
+
+def seen_set(codes: Iterable[str], facing: str) -> tuple[str, ...]:
+    """An answer set of plan codes as an observer facing `facing` says it, in canonical order."""
+    seen = {seen_facing(code, facing) for code in codes}
+    return tuple(code for code in DIRECTIONS if code in seen)
+
+
+def turn_cell(cell: Cell, turns: int, d: int) -> Cell:
+    """A cell of a d x d plan turned `turns` quarter-turns clockwise about the plan's centre."""
+    i, j = cell
+    for _ in range(turns % 4):
+        i, j = j, d - 1 - i
+    return (i, j)
+
+
+def facing_between(first: str, second: str) -> int:
+    """The angle in degrees between two facings, 0, 90 or 180 (a quarter-turn either way is 90)."""
+    difference = (quarters(second) - quarters(first)) % 4
+    return 90 * min(difference, 4 - difference)
+
+
+assert all(turn(code, 1) == code or direction_signs(turn(code, 1)) == (direction_signs(code)[1],
+                                                                        -direction_signs(code)[0])
+           for code in DIRECTIONS)  # a quarter-turn clockwise maps the offset (di, dj) to (dj, -di)
