@@ -25,10 +25,11 @@ How it stays exact and fast:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, reduce
 from operator import and_, or_
+from typing import TypeVar
 
 from pipeline.errors import RoomspaceError
 from pipeline.spatial.facts import Fact
@@ -38,6 +39,7 @@ from pipeline.spatial.relations import (BINARY_CODES, DIRECTIONS, DISTANCE_SCALE
                                         region_bands)
 
 Arc = tuple[int, int]  # (a, b): a constraint between a and b, seen from a
+K = TypeVar("K")
 _SIGN_VALUES = (-1, 0, 1)  # the three relations of one axis: sign(x_A - x_B)
 _SIGNS = {code: direction_signs(code) for code in DIRECTIONS}  # per axis, what a direction says
 _BANDS = {code: region_bands(code) for code in REGIONS}
@@ -53,36 +55,55 @@ def answer_set(facts: Iterable[Fact], variables: Sequence[str], query: tuple[str
     `solved`: directions known to be satisfiable (in the answer of a superset of the facts), which
     no search is spent on. They are trusted: `Answers` gives only those.
     """
-    facts = frozenset(facts)
     variables = tuple(variables)
+    return _answer(_checked(facts, variables, query, d), variables, (query[0], query[1]), d, solved)
+
+
+Constraint = tuple[str, str, str | None]  # a fact as a plain tuple: cheap to hash and compare
+
+
+def _checked(facts: Iterable[Fact], variables: tuple[str, ...], query: tuple[str, str], d: int) -> frozenset[Constraint]:
+    """The facts validated, as constraints: each pair stated from the subject that sorts first
+    (a pair stated either way is one constraint)."""
+    facts = tuple(facts)
     _validate(facts, variables, query, d)
-    return _answer(facts, variables, (query[0], query[1]), d, solved)
-
-
-def _canonical(fact: Fact) -> tuple[str, str, str | None]:
-    """The fact as a plain tuple (cheap to compare), stated from the subject that sorts first: a
-    pair stated either way is one constraint."""
-    if fact.object is None or fact.subject < fact.object:
-        return (fact.subject, fact.relation, fact.object)
-    return (fact.object, _CONVERSE[fact.relation], fact.subject)
+    return frozenset((f.subject, f.relation, f.object) if f.object is None or f.subject < f.object
+                     else (f.object, _CONVERSE[f.relation], f.subject) for f in facts)
 
 
 class Answers:
     """Answer sets of many fact sets over the same objects, query and grid, each helped by those
-    answered before: adding facts only removes solutions, so every direction of a known superset's
-    answer is in a subset's answer and needs no search. Answer the larger fact sets first."""
+    answered before. Adding facts only removes solutions, so a fact set's answer holds every
+    direction of a known superset's answer (those need no search) and lies within a known
+    subset's answer: where the two bounds meet, nothing is solved at all."""
 
     def __init__(self, variables: Sequence[str], query: tuple[str, str], d: int) -> None:
-        self.variables, self.query, self.d = tuple(variables), query, d
-        self._known: dict[frozenset[tuple], frozenset[str]] = {}
+        self.variables, self.query, self.d = tuple(variables), (query[0], query[1]), d
+        self._known: dict[frozenset[Constraint], frozenset[str]] = {}
+
+    def answer_sets(self, fact_sets: Mapping[K, Iterable[Fact]]) -> dict[K, frozenset[str]]:
+        """The answers of several fact sets (a configuration's settings), asked in the order that
+        bounds them best: those the axes decide alone (no TPP, no distance) first, then the
+        others from the most facts down."""
+        checked = {key: _checked(facts, self.variables, self.query, self.d) for key, facts in fact_sets.items()}
+        order = sorted(checked, key=lambda key: (_coupled(checked[key]), -len(checked[key])))
+        answers = {key: self._answer(checked[key]) for key in order}
+        return {key: answers[key] for key in fact_sets}
 
     def answer_set(self, facts: Iterable[Fact]) -> frozenset[str]:
-        facts = tuple(facts)
-        key = frozenset(map(_canonical, facts))
-        if key not in self._known:
-            solved = frozenset().union(*(answer for known, answer in self._known.items() if key <= known))
-            self._known[key] = answer_set(facts, self.variables, self.query, self.d, solved)
-        return self._known[key]
+        return self._answer(_checked(facts, self.variables, self.query, self.d))
+
+    def _answer(self, constraints: frozenset[Constraint]) -> frozenset[str]:
+        if constraints not in self._known:
+            solved, within = frozenset(), frozenset(DIRECTIONS)
+            for known, answer in self._known.items():
+                if constraints <= known:
+                    solved |= answer
+                elif known <= constraints:
+                    within &= answer
+            self._known[constraints] = (solved if solved == within
+                                        else _answer(constraints, self.variables, self.query, self.d, solved))
+        return self._known[constraints]
 
 
 def forget_answers() -> None:
@@ -91,7 +112,12 @@ def forget_answers() -> None:
     _axis_answer.cache_clear()
 
 
-def _validate(facts: frozenset[Fact], variables: tuple[str, ...], query: tuple[str, str], d: int) -> None:
+def _coupled(constraints: frozenset[Constraint]) -> bool:
+    """TPP ("on some border row OR column") and distances tie the two axes together."""
+    return any(relation == "TPP" or relation in _DISTANCES for _, relation, _ in constraints)
+
+
+def _validate(facts: tuple[Fact, ...], variables: tuple[str, ...], query: tuple[str, str], d: int) -> None:
     check_grid_size(d)
     if len(set(variables)) != len(variables):
         raise RoomspaceError(f"variables {variables} name an object twice")
@@ -113,27 +139,24 @@ def _validate(facts: frozenset[Fact], variables: tuple[str, ...], query: tuple[s
 
 
 @lru_cache(maxsize=4096)
-def _answer(facts: frozenset[Fact], variables: tuple[str, ...], query: tuple[str, str], d: int,
+def _answer(facts: frozenset[Constraint], variables: tuple[str, ...], query: tuple[str, str], d: int,
             solved: frozenset[str]) -> frozenset[str]:
     index = {name: k for k, name in enumerate(variables)}
     q0, qn = index[query[0]], index[query[1]]
     unary: list[list[str]] = [[] for _ in variables]
     binary: dict[Arc, list[str]] = {}  # per pair (a, b), a < b: the codes of "a is <code> of b"
-    for fact in facts:
-        a = index[fact.subject]
-        if fact.object is None:
-            unary[a].append(fact.relation)
+    for subject, relation, obj in facts:
+        a = index[subject]
+        if obj is None:
+            unary[a].append(relation)
             continue
-        b = index[fact.object]
-        code = fact.relation if a < b else _CONVERSE[fact.relation]
+        b = index[obj]
+        code = relation if a < b else _CONVERSE[relation]
         binary.setdefault((min(a, b), max(a, b)), []).append(code)
 
     (i_domains, i_signs), (j_domains, j_signs) = (_solve_axis(axis, unary, binary, q0, qn, d) for axis in (0, 1))
     candidates = {code for code, (si, sj) in _SIGNS.items() if si in i_signs and sj in j_signs}
-    coupled = any("TPP" in codes for codes in unary) or any(
-        not _DISTANCES.isdisjoint(codes) for codes in binary.values()
-    )
-    if not coupled or candidates == solved:
+    if not _coupled(facts) or candidates == solved:
         return frozenset(candidates)
     return _solve_joint(unary, binary, (i_domains, j_domains), candidates, solved, q0, qn, d)
 

@@ -65,6 +65,11 @@ def setting_facts(
     """The facts of one setting: region and wall facts per object, direction and distance per pair."""
     if setting not in SETTINGS:
         raise RoomspaceError(f"unknown setting {setting!r}; expected one of {SETTINGS}")
+    return story_facts(raster, names, pairs)[setting]
+
+
+def story_facts(raster: Raster, names: Sequence[str], pairs: Sequence[tuple[int, int]]) -> dict[str, tuple[Fact, ...]]:
+    """The facts of every setting, each fact made once and shared by the settings that state it."""
     if len(names) != len(raster.cells):
         raise RoomspaceError(f"{len(names)} names for {len(raster.cells)} objects")
     d = raster.d
@@ -72,16 +77,24 @@ def setting_facts(
     for a, b in pairs:
         if not (0 <= a < len(cells) and 0 <= b < len(cells)) or a == b:
             raise RoomspaceError(f"described pair {(a, b)} is not two of the objects 0..{len(cells) - 1}")
-    facts: list[Fact] = []
-    if setting in ("layout", "tpp") or setting.endswith("_layout"):
-        for name, cell in zip(names, cells):
-            facts.append(Fact(name, region(cell, d), None))
-            if setting == "tpp":
-                facts.append(Fact(name, wall_contact(cell, d), None))
-    if setting.startswith("o2"):
-        scale = next((s for s in DISTANCE_SCALES if f"_{s.lower()}" in setting), None)  # o2_d2 -> D2
-        for a, b in pairs:
-            facts.append(Fact(names[a], direction(cells[a], cells[b]), names[b]))
-            if scale:
-                facts.append(Fact(names[a], distance(cells[a], cells[b], d, scale), names[b]))
-    return tuple(facts)
+    regions = [Fact(name, region(cell, d), None) for name, cell in zip(names, cells)]
+    walls = [Fact(name, wall_contact(cell, d), None) for name, cell in zip(names, cells)]
+    directions = [Fact(names[a], direction(cells[a], cells[b]), names[b]) for a, b in pairs]
+    distances = {scale: [Fact(names[a], distance(cells[a], cells[b], d, scale), names[b]) for a, b in pairs]
+                 for scale in DISTANCE_SCALES}
+    out = {}
+    for setting in SETTINGS:
+        facts: list[Fact] = []
+        if setting in ("layout", "tpp") or setting.endswith("_layout"):
+            for k in range(len(cells)):
+                facts.append(regions[k])
+                if setting == "tpp":
+                    facts.append(walls[k])
+        if setting.startswith("o2"):
+            scale = next((s for s in DISTANCE_SCALES if f"_{s.lower()}" in setting), None)  # o2_d2 -> D2
+            for k in range(len(pairs)):
+                facts.append(directions[k])
+                if scale:
+                    facts.append(distances[scale][k])
+        out[setting] = tuple(facts)
+    return out

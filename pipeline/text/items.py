@@ -22,7 +22,7 @@ from pipeline.scene.records import Point, Scene, SceneObject
 from pipeline.seeding import derive_seed
 from pipeline.spatial.checker import Answers
 from pipeline.spatial.difficulty import layout_decides, tightness
-from pipeline.spatial.facts import SETTINGS, Fact, described_pairs, hops, setting_facts
+from pipeline.spatial.facts import SETTINGS, Fact, described_pairs, hops, story_facts
 from pipeline.spatial.grid import Raster, rasterise
 from pipeline.spatial.reasoning import PathStep, reasoning_path
 from pipeline.spatial.relations import DIRECTIONS, VIEWS, converse, direction, direction_of_points, relation_words
@@ -232,9 +232,8 @@ def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, footpri
         StoryObject(name, o.type, o.asset_id, o.x, o.z, cell[0], cell[1], walls, footprint)
         for name, o, cell, walls, footprint in zip(names, chosen, raster.cells, raster.walls, footprints)
     )
-    facts = {s: oriented(setting_facts(raster, names, pairs, s), flipped) for s in SETTINGS}
-    # The settings with more facts first: a setting whose facts contain another's answers it cheaply.
-    answers = {s: known.answer_set(facts[s]) for s in sorted(SETTINGS, key=lambda s: -len(facts[s]))}
+    facts = {s: oriented(stated, flipped) for s, stated in story_facts(raster, names, pairs).items()}
+    answers = known.answer_sets(facts)
     targets = yes_targets(answers, rng)
     shared = dict(
         room_id=scene.room_id, room_index=scene.index, seed=scene.seed, room_type=scene.room_type,
