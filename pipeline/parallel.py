@@ -13,6 +13,7 @@ local workers are also killed by the kernel when the main process dies without a
 from __future__ import annotations
 
 import ctypes
+import gc
 import multiprocessing
 import signal
 import sys
@@ -61,6 +62,10 @@ def worker_setup() -> None:
     the kernel kills it when its parent dies without a word (SIGKILL)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    # What a forked worker inherits (imported packages, ProcTHOR's databases) lives as long as it
+    # does: out of the collector's sight, full collections stop traversing it (a sweep build's
+    # item time fell by about a tenth), and its pages stay shared with the parent.
+    gc.freeze()
     if sys.platform.startswith("linux"):
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
