@@ -45,6 +45,7 @@ bench: $(READY)
 	$(BIN)/python bench/checker.py
 	$(BIN)/python bench/scenes.py --rooms 30
 	$(BIN)/python bench/build.py --rooms 1000
+	$(BIN)/python bench/sweep.py --rooms 30
 	$(BIN)/python bench/render.py
 
 lock: $(READY)

@@ -30,10 +30,10 @@ def tree_rss(process: psutil.Process) -> int:
     return total
 
 
-def run(command: list[str]) -> tuple[float, int, str]:
+def run(command: list[str], cwd: Path | None = None, env: dict | None = None) -> tuple[float, int, str]:
     """(wall seconds, peak tree RSS in bytes, stdout) of a command."""
     started = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=cwd, env=env)
     watched = psutil.Process(process.pid)
     peak = 0
     while process.poll() is None:
