@@ -25,6 +25,7 @@ from datasets import List, Value
 
 from pipeline.errors import RoomspaceError
 from pipeline.files import file_sha256, write_atomic
+from pipeline.text.agents import AGENT_PREFIX, AgentItem
 from pipeline.text.items import Item
 from pipeline.text.prompts import PAIR_MODALITIES
 from pipeline.typed_json import json_schema_of, to_json, unwrap
@@ -78,6 +79,7 @@ def _vision_features() -> Features:
 
 
 FEATURES = Features(feature_of(Item))
+AGENT_FEATURES = Features(feature_of(AgentItem))
 VISION_FEATURES = _vision_features()
 ROW_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -257,8 +259,18 @@ def to_vision_row(row: VisionImage) -> dict:
 
 
 def features_of_config(config: str) -> Features:
-    """A configuration's features: the row's, or for vision_<base> the vision row's."""
-    return VISION_FEATURES if config.startswith(VISION_PREFIX) else FEATURES
+    """A configuration's features: the row's, or for vision_<base> and agent_<base> their rows'."""
+    if config.startswith(VISION_PREFIX):
+        return VISION_FEATURES
+    return AGENT_FEATURES if config.startswith(AGENT_PREFIX) else FEATURES
+
+
+def agents_table(items: Sequence[AgentItem], config: str) -> pa.Table:
+    """The rows of an agent configuration, their types checked by Arrow against the declared schema."""
+    try:
+        return pa.Table.from_pylist([to_json(item) for item in items], schema=arrow_schema(config))
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as error:
+        raise RoomspaceError(f"{config}: a row does not fit the declared schema ({error})") from None
 
 
 @lru_cache(maxsize=None)  # asked for every room by the build's workers; building it takes about 1 ms

@@ -25,6 +25,7 @@ STYLES = ("self-contained", "paper")
 DEFAULT_STYLE = "self-contained"
 RCC8_SETTING = "rcc8"  # footprints in metres, YN questions about RCC-8 relations: an addition to RoomSpace
 IMAGE_ONLY_SETTING = "none"  # the fact set of a vision row without a story
+AGENT_VIEW = "agent"  # an egocentric story's words: an observer's, facing a wall only the story's frame knows
 PAIR_KINDS = ("image", "centres", "image+centres")  # one pair question asked three ways: one relation holds
 CENTRES_SETTING = "centres"  # a vision pair question's story: object centres in metres, as the image shows them
 PAIR_MODALITIES = ("image", "text", "image+text")  # how a vision pair question is asked: image, centres, both
@@ -46,11 +47,16 @@ def row_kind(setting: str, modality: str | None) -> str:
     return "image+story" if modality == "image+story" else "story"
 
 
+def _words(code: str, view: str, field: str) -> str:
+    """A code's words in `view`; an egocentric story (AGENT_VIEW) uses the north-facing observer's words."""
+    return relation_words(code, "north_facing" if view == AGENT_VIEW else view, field)
+
+
 def _sign_lines(view: str, axes: dict, template: str, parts) -> str:
     """One line per code: its label and how its (column, row) parts read in `axes`."""
     lines = []
     for code, (column, row) in parts:
-        lines.append(template.format(label=relation_words(code, view, "label"), column=axes["column"][str(column)],
+        lines.append(template.format(label=_words(code, view, "label"), column=axes["column"][str(column)],
                                      row=axes["row"][str(row)]))
     return "\n".join(lines)
 
@@ -71,14 +77,14 @@ def centre_definitions(view: str) -> str:
 
 def region_definitions(view: str, d: int) -> str:
     defs, axes = _templates()["definitions"], _templates()["axes"][view]
-    lines = [defs["region_line"].format(label=relation_words(code, view, "label"),
+    lines = [defs["region_line"].format(label=_words(code, view, "label"),
                                         column=axes["column_band"][region_bands(code)[0]],
                                         row=axes["row_band"][region_bands(code)[1]]) for code in REGIONS]
     return defs["regions"].format(band=d // 3, lines="\n".join(lines))
 
 
 def wall_definition(view: str) -> str:
-    tpp, ntpp = (relation_words(code, view, "phrase") for code in WALL_CONTACT)
+    tpp, ntpp = (_words(code, view, "phrase") for code in WALL_CONTACT)
     return _templates()["definitions"]["wall"].format(tpp=tpp, ntpp=ntpp)
 
 
@@ -88,7 +94,7 @@ def distance_definitions(scale: str, view: str, d: int) -> str:
     codes = [e for e in data_json("relations.json")["codes"] if e["kind"] == "distance" and e["scale"] == scale]
     lines, lower = [], None
     for entry in codes:
-        label = relation_words(entry["code"], view, "label")
+        label = _words(entry["code"], view, "label")
         upper = None if entry["within"] is None else _bound(d * math.sqrt(entry["within"][0] / entry["within"][1]))
         template = "distance_first" if lower is None else "distance_last" if upper is None else "distance_middle"
         lines.append(defs[template].format(label=label, lower=lower, upper=upper))
@@ -113,7 +119,7 @@ def definitions(row_kind_: str, view: str, d: int, relations: frozenset[str]) ->
     codes = relations
     kinds = {kind(code) for code in codes}
     parts = [defs["grid"].format(d=d, columns=axes["columns"], rows=axes["rows"],
-                                 same=relation_words("O", view, "label")),
+                                 same=_words("O", view, "label")),
              defs["view"][view], direction_definitions(view)]
     if "region" in kinds:
         parts.append(region_definitions(view, d))
@@ -124,9 +130,22 @@ def definitions(row_kind_: str, view: str, d: int, relations: frozenset[str]) ->
     return "\n\n".join(parts)
 
 
+def perspective_definitions() -> str:
+    """How a question that moves you to another stance is answered: directions as seen from there."""
+    defs = _templates()["definitions"]
+    lines = _sign_lines(AGENT_VIEW, _templates()["axes"][AGENT_VIEW], defs["direction_line"],
+                        ((code, direction_signs(code)) for code in DIRECTIONS))
+    return defs["perspective"].format(lines=lines)
+
+
 def prompt_text(style: str, *, story: str, question: str, options: Iterable[str], question_type: str, setting: str,
-                view: str, d: int, relations: Iterable[str], modality: str | None = None) -> str:
-    """The prompt of one row in `style`; `relations` are the codes of the facts its story states."""
+                view: str, d: int, relations: Iterable[str], modality: str | None = None,
+                story_view: str | None = None, moved: bool = False) -> str:
+    """The prompt of one row in `style`; `relations` are the codes of the facts its story states.
+
+    An agent row (pipeline.text.agents) tells its story in `story_view` and asks in `view`; when the
+    question `moved` you to another stance, the prompt also says how its options are seen from there.
+    """
     templates = _templates()
     if style not in templates["styles"]:
         raise RoomspaceError(f"unknown prompt style {style!r}; expected one of {', '.join(STYLES)}")
@@ -135,7 +154,9 @@ def prompt_text(style: str, *, story: str, question: str, options: Iterable[str]
               "instructions": templates["instructions"]["pair" if kind_ in PAIR_KINDS else "story"][question_type],
               "task": templates["task"][kind_]}
     if "{definitions}" in templates["styles"][style]:
-        fields["definitions"] = definitions(kind_, view, d, frozenset(relations))
+        fields["definitions"] = definitions(kind_, story_view or view, d, frozenset(relations))
+        if moved:
+            fields["definitions"] += "\n\n" + perspective_definitions()
     return "\n\n".join(section.format(**fields) for section in templates["styles"][style])
 
 
@@ -143,4 +164,5 @@ def row_prompt(row: Mapping, style: str = DEFAULT_STYLE) -> str:
     """The prompt of a dataset row (a dict as read from Parquet)."""
     return prompt_text(style, story=row["story"], question=row["question"], options=row["options"],
                        question_type=row["question_type"], setting=row["setting"], view=row["view"], d=row["d"],
-                       relations=(fact["relation"] for fact in row["facts"]), modality=row.get("modality"))
+                       relations=(fact["relation"] for fact in row["facts"]), modality=row.get("modality"),
+                       story_view=row.get("story_view"), moved=row.get("frame_changes", 0) > 0)

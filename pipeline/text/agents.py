@@ -1,0 +1,240 @@
+"""Agent viewpoints: the `agent_<base>` configurations (docs/semantics.md section 15).
+
+An observer stands in the room facing a wall (a `Pose`); directions and regions are said as
+they see them (pipeline.spatial.frames). Made from a room's items of a base configuration, per
+setting, each asked as FR and YN:
+
+* `plan`: the base top-down story; the question puts you at one of the story's objects facing a
+  wall named on the plan ("If you stood at the bed, facing the west wall, where would the lamp
+  be?"). One change of frame.
+* `door`: the base door-view story (you at the door, facing north); the question moves you to an
+  object and turns you to a wall named as you see it from the door. Two changes: from the
+  door's frame to the room, from the room to the new stance.
+* `agent`: an egocentric story told from a pose known only by its region ("you stand in the
+  far-left corner of the room, facing one of its walls"): every fact in your words, and two
+  facts relating objects to you, the observer being one more object of the network. Its
+  question is asked in the same frame (no change).
+* `agent_moved`: the same story, the question moving you to an object and a wall named in the
+  story's frame (two changes).
+
+The checker answers in plan codes (the observer `AGENT` a cell variable like any object); the
+answer set, `true_relation`, `continuous_relation` and the reasoning path are then turned into
+the question's frame (the plan codes said as the observer facing the question's wall sees them,
+in the north-facing view's words). Every choice is drawn from seeds of the room and configuration.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from random import Random
+
+from pipeline.data import data_json
+from pipeline.errors import RoomspaceError
+from pipeline.scene.records import Scene
+from pipeline.seeding import derive_seed
+from pipeline.spatial.checker import answer_set
+from pipeline.spatial.difficulty import layout_decides, tightness
+from pipeline.spatial.facts import SETTINGS, Fact
+from pipeline.spatial.frames import FACINGS, OBSERVER, TOP_DOWN, facing_between, seen_facing, seen_set
+from pipeline.spatial.grid import Cell
+from pipeline.spatial.reasoning import PathStep, reasoning_path
+from pipeline.spatial.relations import DIRECTIONS, direction, direction_of_points, region, relation_words
+from pipeline.text.items import Item, Query, StoryObject
+from pipeline.text.prompts import AGENT_VIEW, DEFAULT_STYLE, prompt_text
+from pipeline.text.stories import binary_sentences, objects_sentence, opening, unary_sentences, written_path
+from pipeline.text.words import Phrases, Wording, sentence
+
+AGENT_PREFIX = "agent_"
+AGENT = "you"  # the observer's name in the fact network and the stories
+KINDS = ("plan", "door", "agent", "agent_moved")
+FRAME_CHANGES = {"plan": 1, "door": 2, "agent": 0, "agent_moved": 2}
+STORY_VIEW = {"plan": TOP_DOWN, "door": OBSERVER, "agent": AGENT_VIEW, "agent_moved": AGENT_VIEW}
+TOLD_ABOUT_YOU = 2  # objects related to the observer in an egocentric story
+
+
+@dataclass(frozen=True)
+class Pose:
+    """Where an observer stands and the wall they face."""
+
+    at: str  # the object stood at, "door", or "" where the story tells only the region
+    region: str  # the region of the cell stood in (a plan code)
+    i: int  # the cell stood in
+    j: int
+    facing: str  # N, E, S or W: the wall faced
+
+
+@dataclass(frozen=True)
+class AgentItem(Item):
+    """A row of an agent configuration: an Item whose story and question are told from frames."""
+
+    kind: str  # plan, door, agent or agent_moved (module docstring)
+    story_view: str  # the story's words: top_down, north_facing (from the door) or agent (from story_pose)
+    story_pose: Pose | None  # the story's observer; None for a top-down story
+    question_pose: Pose  # the observer the question asks you to be; its facing turns the answer
+    frame_changes: int  # 0, 1 or 2
+    frame_angle: int  # degrees between the story's facing (north for the plan) and the question's
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "prompt", prompt_text(
+            DEFAULT_STYLE, story=self.story, question=self.question, options=self.options,
+            question_type=self.question_type, setting=self.setting, view=self.view, d=self.d,
+            relations=(fact.relation for fact in self.facts), story_view=self.story_view,
+            moved=self.frame_changes > 0))
+
+
+def agent_config_name(base: str) -> str:
+    return f"{AGENT_PREFIX}{base}"
+
+
+def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
+    """The agent rows of one room from its items of one base configuration (items.room_items)."""
+    if not items:
+        return ()
+    base = items[0]
+    config = agent_config_name(base.config)
+    objects = base.objects
+    names = [o.name for o in objects]
+    cells = {o.name: (o.i, o.j) for o in objects}
+    centres = {o.name: (o.x, o.z) for o in objects}
+    said = _observer_wording(base, "N")  # codes already turned into a question's frame, in its words
+    by_key = {(i.setting, i.view, i.question_type): i for i in items}
+    rng = Random(derive_seed(scene.room_id, config))
+    observer = _story_observer(scene, base, rng)
+    cells[AGENT] = (observer.i, observer.j)
+    about_you = tuple(sorted(rng.sample(range(len(names)), TOLD_ABOUT_YOU)))
+    you_facts = (Fact(AGENT, observer.region, None),
+                 *(Fact(names[k], direction(cells[names[k]], cells[AGENT]), AGENT) for k in about_you))
+    wording = data_json("agents.json")
+    yes, no = data_json("templates.json")["yes_no"]
+    out = []
+    for setting in SETTINGS:
+        told = by_key[setting, TOP_DOWN, "FR"]
+        for kind in KINDS:
+            asked = Random(derive_seed(scene.room_id, config, setting, kind))
+            story_facts = told.facts + (you_facts if STORY_VIEW[kind] == AGENT_VIEW else ())
+            variables = names + ([AGENT] if STORY_VIEW[kind] == AGENT_VIEW else [])
+            if kind == "agent":
+                question_pose, query = observer, base.query.pair
+            else:
+                stood, asked_about = asked.sample(names, 2)
+                facing = asked.choice(FACINGS)
+                i, j = cells[stood]
+                question_pose = Pose(stood, region((i, j), base.d), i, j, facing)
+                query = (asked_about, stood)
+            story_pose = {"plan": None, "door": _door(scene, base.d)}.get(kind, observer)
+            plan_answer = answer_set(story_facts, variables, query, base.d)
+            facing = question_pose.facing
+            answer = seen_set(plan_answer, facing)
+            if kind == "plan":
+                story = told.story
+            elif kind == "door":
+                story = by_key[setting, OBSERVER, "FR"].story
+            else:
+                story = _egocentric_story(scene, base, told.facts, you_facts, observer, names,
+                                          Random(derive_seed(scene.room_id, config, setting, "story")))
+            subject, reference = query
+            path = tuple(_turned_step(step, facing) for step in reasoning_path(story_facts, subject, reference))
+            common = dict(
+                _fields(told), id="", config=config, view=OBSERVER, setting=setting, facts=story_facts,
+                story=story, answer_set=answer, answer_set_size=len(answer),
+                true_relation=seen_facing(direction(cells[subject], cells[reference]), facing),
+                continuous_relation=seen_facing(direction_of_points(centres[subject], centres[reference]), facing),
+                query=Query(subject, reference), path=path,
+                path_text=written_path(path, subject, said, OBSERVER) if path else "",
+                path_decides=bool(path) and path[-1].composed == answer,
+                tightness=round(tightness(story_facts, base.d), 6),
+                layout_decides=layout_decides(story_facts, query, plan_answer, base.d),
+                kind=kind, story_view=STORY_VIEW[kind], story_pose=story_pose, question_pose=question_pose,
+                frame_changes=FRAME_CHANGES[kind],
+                frame_angle=facing_between(story_pose.facing if story_pose else "N", facing),
+            )
+            pool = answer if asked.random() < 0.5 or len(answer) == len(DIRECTIONS) else \
+                tuple(c for c in DIRECTIONS if c not in answer)
+            candidate = asked.choice(pool)
+            fr_text, yn_text = _questions(kind, wording, query, question_pose, story_pose, said, candidate, asked)
+            labels = tuple(relation_words(code, OBSERVER, "label") for code in DIRECTIONS)
+            prefix = f"{scene.room_id}-{config}-{setting}-{kind}"
+            out.append(AgentItem(**{**common, "id": f"{prefix}-FR", "question_type": "FR", "question": fr_text,
+                                    "options": labels, "candidate": None,
+                                    "answer": ", ".join(relation_words(c, OBSERVER, "label") for c in answer)}))
+            out.append(AgentItem(**{**common, "id": f"{prefix}-YN", "question_type": "YN", "question": yn_text,
+                                    "options": (yes, no), "candidate": candidate,
+                                    "answer": yes if candidate in answer else no}))
+    return tuple(out)
+
+
+def _fields(item: Item) -> dict:
+    return {f.name: getattr(item, f.name) for f in dataclasses.fields(Item) if f.init}
+
+
+def _story_observer(scene: Scene, item: Item, rng: Random) -> Pose:
+    """The egocentric story's observer: a cell drawn over the grid (told only by its region), a facing."""
+    cell: Cell = (rng.randrange(item.d), rng.randrange(item.d))
+    return Pose("", region(cell, item.d), cell[0], cell[1], rng.choice(FACINGS))
+
+
+def _door(scene: Scene, d: int) -> Pose:
+    """The door view's observer: the cell of the door's centre on the south border row, facing north."""
+    door = next(o for o in scene.openings if o.kind == "door")
+    i = min(int((door.start[0] + door.end[0]) / 2 / scene.side * d), d - 1)
+    return Pose("door", region((i, 0), d), i, 0, "N")
+
+
+def _observer_wording(item: Item, facing: str) -> Wording:
+    """Relation words as an observer facing `facing` says them (the north-facing view's words)."""
+    phrases = Phrases([o.name for o in item.objects] + [AGENT], [_word(o) for o in item.objects] + [""])
+    return Wording(phrases, lambda code, view, field: relation_words(seen_facing(code, facing), OBSERVER, field))
+
+
+def _word(obj: StoryObject) -> str:
+    """The type words a name was made from: a numbered name ("chair 2") is its own reference."""
+    head, _, tail = obj.name.rpartition(" ")
+    return head if tail.isdigit() else obj.name
+
+
+def _egocentric_story(scene: Scene, item: Item, facts: tuple[Fact, ...], you_facts: tuple[Fact, ...],
+                      observer: Pose, names: list[str], rng: Random) -> str:
+    """The setting's facts and the facts about you, every one in your words; your region in the frame sentence."""
+    wording = _observer_wording(item, observer.facing)
+    place = wording.words(observer.region, AGENT_VIEW, "phrase")
+    frame = sentence(rng.choice(data_json("agents.json")["frame"]).format(place=place))
+    return " ".join(filter(None, [
+        opening(scene.room_type, scene.side, rng),
+        frame,
+        objects_sentence(item.story_order, wording, rng),
+        *unary_sentences(facts, item.story_order, wording, AGENT_VIEW, rng),
+        *binary_sentences(facts + you_facts[1:], wording, AGENT_VIEW, rng),
+    ]))
+
+
+def _questions(kind: str, wording: dict, query: tuple[str, str], pose: Pose, story_pose: Pose | None,
+               words: Wording, candidate: str, rng: Random) -> tuple[str, str]:
+    """The FR and YN questions of a row."""
+    subject, reference = (words.phrases.ref(name) for name in query)
+    relation = words.words(candidate, OBSERVER, "phrase")  # `words` says codes as they are: the candidate is turned
+    if kind == "agent":
+        same = wording["same"]
+        return (sentence(rng.choice(same["FR"]).format(a=subject, b=reference)),
+                sentence(rng.choice(same["YN"]).format(a=subject, b=reference, relation=relation)))
+    if story_pose is None:
+        wall = wording["walls"][TOP_DOWN][pose.facing]
+        stance = rng.choice(wording["pose"][TOP_DOWN])
+    else:
+        wall = wording["walls"]["observer"][seen_facing(pose.facing, story_pose.facing)]
+        stance = rng.choice(wording["pose"]["observer"])
+    moved = stance.format(x=reference, wall=wall)
+    return (sentence(rng.choice(wording["question"]["FR"]).format(pose=moved, z=subject)),
+            sentence(rng.choice(wording["question"]["YN"]).format(pose=moved, z=subject, relation=relation)))
+
+
+def _turned_step(step: PathStep, facing: str) -> PathStep:
+    """A path step composed on the plan, said in the question's frame."""
+    fact = Fact(step.fact.subject, seen_facing(step.fact.relation, facing), step.fact.object)
+    return PathStep(fact, step.reached, seen_set(step.composed, facing))
+
+
+def check_agent_item(item: AgentItem) -> None:
+    """The witness invariant in the question's frame: the rasterised scene's relation is in the answer set."""
+    if item.true_relation not in item.answer_set:
+        raise RoomspaceError(f"row {item.id}: true relation {item.true_relation} not in {item.answer_set}")

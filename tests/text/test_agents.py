@@ -1,0 +1,135 @@
+"""Agent viewpoints: stories and questions told from poses, answered by the checker and turned into the asked frame."""
+
+from collections import Counter
+
+import pytest
+from conftest import SCENE_COUNT, SCENE_SEED
+
+from pipeline.dataset.rows import agents_table, check_row
+from pipeline.scene.scene_file import load_scene, scene_path
+from pipeline.spatial.checker import answer_set
+from pipeline.spatial.facts import SETTINGS
+from pipeline.spatial.frames import FACINGS, quarters, seen_facing, seen_set, turn
+from pipeline.spatial.relations import DIRECTIONS, direction, relation_words
+from pipeline.testing.oracle import oracle_answer_set
+from pipeline.text.agents import AGENT, FRAME_CHANGES, KINDS, agent_items
+from pipeline.text.configs import Config
+from pipeline.text.items import room_items
+from pipeline.text.prompts import row_prompt
+
+CONFIG = Config(5, 4, 12)
+
+
+@pytest.fixture(scope="module")
+def rooms(scenes):
+    found = []
+    for index in range(SCENE_COUNT):
+        scene = load_scene(scene_path(scenes, SCENE_SEED, index))
+        items = room_items(scene, CONFIG)
+        if items:
+            found.append((scene, items, agent_items(scene, items)))
+    assert len(found) >= 5
+    return found
+
+
+def plan_answer(row) -> frozenset[str]:
+    variables = [o.name for o in row.objects] + ([AGENT] if any(AGENT in (f.subject, f.object) for f in row.facts)
+                                                  else [])
+    return answer_set(row.facts, variables, row.query.pair, row.d)
+
+
+def test_every_kind_of_every_setting_is_asked_both_ways(rooms):
+    for scene, _, rows in rooms:
+        assert Counter((r.setting, r.kind, r.question_type) for r in rows) == Counter(
+            {(s, k, q): 1 for s in SETTINGS for k in KINDS for q in ("FR", "YN")})
+        assert all(r.config == "agent_n5_m4_d144" and r.id.startswith(scene.room_id) for r in rows)
+        assert len({r.id for r in rows}) == len(rows)
+
+
+def test_answers_are_the_checkers_turned_into_the_question_frame(rooms):
+    for _, _, rows in rooms:
+        for row in rows:
+            facing = row.question_pose.facing
+            assert row.answer_set == seen_set(plan_answer(row), facing)
+            assert row.true_relation in row.answer_set  # the witness invariant, in the asked frame
+            cells = {o.name: (o.i, o.j) for o in row.objects}
+            subject, reference = row.query.pair
+            assert row.true_relation == seen_facing(direction(cells[subject], cells[reference]), facing)
+            assert row.frame_changes == FRAME_CHANGES[row.kind]
+            story_facing = row.story_pose.facing if row.story_pose else "N"
+            assert row.frame_angle == 90 * min((quarters(facing) - quarters(story_facing)) % 4,
+                                               (quarters(story_facing) - quarters(facing)) % 4)
+            if row.question_type == "FR":
+                assert row.answer == ", ".join(relation_words(c, "north_facing", "label") for c in row.answer_set)
+            else:
+                assert row.answer == ("Yes" if row.candidate in row.answer_set else "No")
+            if row.kind == "agent":
+                assert row.question_pose == row.story_pose and row.frame_angle == 0
+            if row.path and row.path_decides:
+                assert row.path[-1].composed == row.answer_set
+
+
+def test_an_egocentric_story_places_the_observer_as_one_more_object(rooms):
+    for _, _, rows in rooms:
+        for row in rows:
+            told = [f for f in row.facts if AGENT in (f.subject, f.object)]
+            if row.story_view == "agent":
+                assert len(told) == 3 and told[0].object is None  # its region, then two objects seen from it
+                assert row.story_pose.at == ""
+                assert "facing one of its walls" in row.story or "looking at one of its walls" in row.story
+            else:
+                assert told == []
+
+
+def test_the_checker_agrees_with_the_oracle_on_agent_instances(rooms):
+    checked = 0
+    for _, _, rows in rooms[:3]:
+        for row in rows:
+            if row.question_type == "FR" and row.story_view == "agent" and row.setting in ("o2", "o2_layout"):
+                variables = [o.name for o in row.objects] + [AGENT]
+                assert plan_answer(row) == oracle_answer_set(row.facts, variables, row.query.pair, row.d)
+                checked += 1
+    assert checked >= 6
+
+
+def test_turning_the_room_and_the_observer_together_changes_no_answer(rooms):
+    """The story's relations all turned by q and the question's facing turned by q: the same words answer."""
+    _, _, rows = rooms[0]
+    for row in rows:
+        if row.question_type != "FR":
+            continue
+        variables = [o.name for o in row.objects] + ([AGENT] if row.story_view == "agent" else [])
+        for turns in (1, 2, 3):
+            turned = [type(f)(f.subject, turn(f.relation, turns), f.object) for f in row.facts]
+            facing = FACINGS[(quarters(row.question_pose.facing) + turns) % 4]
+            assert seen_set(answer_set(turned, variables, row.query.pair, row.d), facing) == row.answer_set
+
+
+def test_rows_fit_the_schema_and_their_prompts_rebuild_from_the_row(rooms):
+    _, _, rows = rooms[0]
+    table = agents_table(rows, "agent_n5_m4_d144")
+    for plain in table.to_pylist():
+        check_row(plain)
+        assert row_prompt(plain) == plain["prompt"]
+        if plain["frame_changes"]:
+            assert "imagine standing in the cell of the object it names" in plain["prompt"]
+
+
+def test_a_reader_facing_east_has_north_on_the_left(rooms):
+    """The words of a question facing east, checked against the plan relation they stand for."""
+    for _, _, rows in rooms:
+        for row in rows:
+            if row.question_pose.facing == "E" and row.question_type == "FR" and len(row.answer_set) == 1:
+                cells = {o.name: (o.i, o.j) for o in row.objects}
+                plan = direction(*(cells[name] for name in row.query.pair))
+                expected = {"N": "left", "E": "front", "S": "right", "W": "back", "NE": "front-left",
+                            "SE": "front-right", "SW": "back-right", "NW": "back-left", "O": "same place"}[plan]
+                assert row.answer == expected
+                return
+    pytest.fail("no single-answer question facing east among the rooms")
+
+
+def test_same_room_same_rows(rooms):
+    scene, items, rows = rooms[0]
+    assert agent_items(scene, items) == rows
+    assert set(DIRECTIONS) >= {c for r in rows for c in r.answer_set}
