@@ -36,11 +36,11 @@ def png_data_uri(png: bytes) -> str:
 
 
 def prompt_columns(style: str = DEFAULT_STYLE) -> list[str]:
-    """The columns `make_prompt` reads in `style` (vision rows also have `image`)."""
+    """The columns `make_prompt` reads in `style` (vision rows also have `image`, agent rows their frames)."""
     if style == DEFAULT_STYLE:
         return ["id", "prompt", "image"]
     return ["id", "image", "story", "question", "options", "question_type", "setting", "view", "d", "facts",
-            "modality"]
+            "modality", "story_view", "frame_changes"]
 
 
 def make_prompt(row: Mapping, style: str = DEFAULT_STYLE) -> Prompt:

@@ -42,8 +42,10 @@ from pipeline.evaluate.stats import Rate, rate
 from pipeline.spatial.relations import DIRECTIONS
 
 SCORE_COLUMNS = ("id", "room_id", "config", "setting", "view", "question_type", "answer", "answer_set", "candidate",
-                 "options", "n", "m", "d", "hops", "answer_set_size", "modality", "pair")
-BREAKDOWNS = ("setting", "view", "modality", "n", "m", "d", "hops", "answer_set_size")
+                 "options", "n", "m", "d", "hops", "answer_set_size", "modality", "pair", "story_view", "frame_changes",
+                 "frame_angle")
+BREAKDOWNS = ("setting", "view", "modality", "story_view", "frame_changes", "frame_angle", "n", "m", "d", "hops",
+              "answer_set_size")
 SCORED, UNPARSEABLE, NO_ANSWER, TRUNCATED = range(4)
 EXAMPLES = 5  # unparseable answers quoted per system in the JSON report
 BIT = {code: 1 << k for k, code in enumerate(DIRECTIONS)}
@@ -70,11 +72,14 @@ class ScoreRow:
     answer_set_size: int
     modality: str | None
     pair: int | None  # vision pair questions: the three modalities of one question share it
+    story_view: str | None  # agent rows: the frame the story is told in
+    frame_changes: int | None  # agent rows: 0, 1 or 2 changes of frame from the story to the question
+    frame_angle: int | None  # agent rows: degrees between the story's facing and the question's
 
     @classmethod
     def of(cls, values: Mapping) -> ScoreRow:
         """The scoring fields of a row dict or a harness sample's metadata (lists as tuples); a field
-        it lacks (`modality` and `pair` outside vision configurations) is None."""
+        it lacks (`modality` and `pair` outside vision configurations, the frames outside agent ones) is None."""
         fields = {f.name: values.get(f.name) for f in dataclasses.fields(cls)}
         return cls(**{**fields, "answer_set": tuple(fields["answer_set"]), "options": tuple(fields["options"])})
 
@@ -88,8 +93,10 @@ def read_score_rows(rows: BenchmarkRows, configs: Sequence[str], progress: bool 
         for config in configs:
             for table in rows.batches(config, SCORE_COLUMNS):
                 columns = {name: table.column(name).to_pylist() for name in table.column_names}
-                modality = columns.get("modality", [None] * table.num_rows)
-                pair = columns.get("pair", [None] * table.num_rows)
+                absent = [None] * table.num_rows
+                modality, pair = columns.get("modality", absent), columns.get("pair", absent)
+                story_view = columns.get("story_view", absent)
+                changes, angle = columns.get("frame_changes", absent), columns.get("frame_angle", absent)
                 for k in range(table.num_rows):
                     out.append(ScoreRow(
                         columns["id"][k], sys.intern(columns["room_id"][k]), sys.intern(columns["config"][k]),
@@ -98,7 +105,8 @@ def read_score_rows(rows: BenchmarkRows, configs: Sequence[str], progress: bool 
                         tuple(map(sys.intern, columns["answer_set"][k])), columns["candidate"][k],
                         tuple(map(sys.intern, columns["options"][k])), columns["n"][k], columns["m"][k],
                         columns["d"][k], columns["hops"][k], columns["answer_set_size"][k],
-                        modality[k] and sys.intern(modality[k]), pair[k]))
+                        modality[k] and sys.intern(modality[k]), pair[k], story_view[k] and sys.intern(story_view[k]),
+                        changes[k], angle[k]))
                 bar.update()
     return out
 

@@ -11,7 +11,7 @@ from pipeline.evaluate.stats import paired_gap, wilson
 
 def item(config, room, setting, view, question_type="YN", modality=None, pair=None) -> ScoreRow:
     return ScoreRow(f"{room}-{config}-{setting}-{view}-{modality}-{pair}-{question_type}", room, config, setting, view,
-                    question_type, "Yes", ("N",), "N", ("Yes", "No"), 5, 4, 12, 4, 1, modality, pair)
+                    question_type, "Yes", ("N",), "N", ("Yes", "No"), 5, 4, 12, 4, 1, modality, pair, None, None, None)
 
 
 def outcomes(correct: list[bool]) -> Outcomes:

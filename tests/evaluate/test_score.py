@@ -91,7 +91,8 @@ def row(question_type="FR", answer_set=("N", "NE"), candidate=None, **extra) -> 
                   question_type=question_type, answer="", answer_set=tuple(answer_set), candidate=candidate,
                   options=("Yes", "No") if question_type == "YN" else tuple(relation_words(c, "top_down", "label")
                                                                            for c in DIRECTIONS),
-                  n=5, m=4, d=12, hops=4, answer_set_size=len(answer_set), modality=None, pair=None)
+                  n=5, m=4, d=12, hops=4, answer_set_size=len(answer_set), modality=None, pair=None,
+                  story_view=None, frame_changes=None, frame_angle=None)
     return ScoreRow(**{**fields, **extra})
 
 
@@ -247,7 +248,8 @@ def test_score_command_per_configuration_json_plots_and_repeats(built, rows, tmp
     assert report["configs"] == ["n3_m2_d81"] and report["rounds"] == {"model": 3, "checker": 1}
     assert {example["id"] for example in report["unparseable"]["model"]} == {fr["id"], yn["id"]}
     group = report["groups"][0]
-    assert group["overall"]["systems"]["model"]["fr_vote"] > 0 and set(group["by"]) == set(BREAKDOWNS) - {"modality"}
+    frames = {"modality", "story_view", "frame_changes", "frame_angle"}  # of vision and agent rows only
+    assert group["overall"]["systems"]["model"]["fr_vote"] > 0 and set(group["by"]) == set(BREAKDOWNS) - frames
     pngs = sorted(p.name for p in plots.glob("*.png"))
     assert "gaps.png" in pngs and any("answer_set_size" in name for name in pngs)
     first = {p.name: p.read_bytes() for p in plots.glob("*.png")}
