@@ -15,6 +15,7 @@ Arrow schema and JSON Schema from its fields.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import chain
 from random import Random
 
 from pipeline.data import data_json
@@ -109,15 +110,15 @@ class Item:
             relations=(fact.relation for fact in self.facts), modality=getattr(self, "modality", None)))
 
 
-def oriented(facts: tuple[Fact, ...], flipped: set[frozenset[str]]) -> tuple[Fact, ...]:
-    """State a described pair from its other end where the room's seed says so: the same constraint."""
-    out = []
-    for fact in facts:
-        if fact.object is not None and frozenset((fact.subject, fact.object)) in flipped:
-            relation = converse(fact.relation) if fact.relation in DIRECTIONS else fact.relation
-            fact = Fact(fact.object, relation, fact.subject)
-        out.append(fact)
-    return tuple(out)
+def oriented(facts: dict[str, tuple[Fact, ...]], flipped: set[tuple[str, str]]) -> dict[str, tuple[Fact, ...]]:
+    """Each setting's facts, a described pair stated from its other end where the room's seed says
+    so (the same constraint); a fact the settings share (story_facts) is stated once."""
+    stated: dict[int, Fact] = {}  # by the id of the fact as made
+    for fact in chain.from_iterable(facts.values()):
+        if id(fact) not in stated:
+            flip = (fact.subject, fact.object) in flipped
+            stated[id(fact)] = Fact(fact.object, converse(fact.relation), fact.subject) if flip else fact
+    return {setting: tuple(stated[id(fact)] for fact in setting_facts) for setting, setting_facts in facts.items()}
 
 
 def yes_targets(answers: dict[str, frozenset[str]], rng: Random) -> dict[tuple[str, str], bool]:
@@ -226,13 +227,13 @@ def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, footpri
     chosen, names, order, wording = choice.objects, choice.names, choice.order, choice.wording
     pairs = described_pairs(n, config.m)
     rng = Random(derive_seed(scene.room_id, config.name))
-    flipped = {frozenset((names[a], names[b])) for a, b in pairs if rng.random() < 0.5}
+    flipped = {pair for a, b in pairs if rng.random() < 0.5 for pair in ((names[a], names[b]), (names[b], names[a]))}
     query = Query(names[0], names[-1])
     objects = tuple(
         StoryObject(name, o.type, o.asset_id, o.x, o.z, cell[0], cell[1], walls, footprint)
         for name, o, cell, walls, footprint in zip(names, chosen, raster.cells, raster.walls, footprints)
     )
-    facts = {s: oriented(stated, flipped) for s, stated in story_facts(raster, names, pairs).items()}
+    facts = oriented(story_facts(raster, names, pairs), flipped)
     answers = known.answer_sets(facts)
     targets = yes_targets(answers, rng)
     shared = dict(
