@@ -48,13 +48,20 @@ def cmd_build(args: argparse.Namespace) -> None:
 
     plan = BuildPlan(name=args.out.name, seed=args.seed, rooms=args.rooms, configs=parse_configs(args.configs),
                      shard_rooms=args.shard_rooms, vision=parse_configs(args.vision) if args.vision else (),
-                     twins=parse_configs(args.twins) if args.twins else ())
+                     twins=parse_configs(args.twins) if args.twins else (), train_rooms=args.train_rooms,
+                     validation_rooms=args.validation_rooms)
     report = build(plan, scenes_dir=args.scenes, out=args.out, workers=args.workers, progress=not args.quiet,
                    scheduler=dask_scheduler(args))
     rows = ", ".join(f"{name}: {count}" for name, count in report.rows.items())
     print(f"{args.out}: {sum(report.rows.values())} rows ({rows}); {report.rooms_built} rooms computed now, "
           f"scenes {report.scene_seconds:.1f} s and items {report.item_seconds:.1f} s of worker time, "
           f"{report.wall_seconds:.1f} s wall")
+    for split, counts in report.training_rows.items():
+        print(f"{split} split: {sum(counts.values())} rows ({', '.join(f'{n}: {c}' for n, c in counts.items())})")
+    if report.houses:
+        houses = ", ".join(f"{count} {split}" for split, count in report.houses["houses"].items())
+        print(f"splits disjoint: houses compared by the sha256 of their JSON: {houses}; "
+              f"{report.houses['distinct']} distinct, none shared between splits")
 
 
 def dask_scheduler(args: argparse.Namespace) -> str | None:
@@ -103,15 +110,29 @@ def cmd_schemas(args: argparse.Namespace) -> None:
 
 
 def cmd_prompts(args: argparse.Namespace) -> None:
-    import json
-
     from pipeline.evaluate.prompts import make_prompts, prompt_columns
     from pipeline.evaluate.rows import open_rows
 
-    rows = open_rows(args.out)
+    rows = open_rows(args.out, args.split)
+    print_lines(prompt.record() for prompt in make_prompts(rows.rows(rows.choose(args.config),
+                                                                      prompt_columns(args.style)), args.style))
+
+
+def cmd_export(args: argparse.Namespace) -> None:
+    from pipeline.evaluate.export import export_chat
+    from pipeline.evaluate.rows import open_rows
+
+    rows = open_rows(args.out, args.split)
+    print_lines(export_chat(rows, rows.choose(args.config), maps=args.maps, balance=args.balance))
+
+
+def print_lines(records) -> None:
+    """JSON lines on stdout, one record each."""
+    import json
+
     try:
-        for prompt in make_prompts(rows.rows(rows.choose(args.config), prompt_columns(args.style)), args.style):
-            print(json.dumps(prompt.record(), ensure_ascii=False))
+        for record in records:
+            print(json.dumps(record, ensure_ascii=False))
         sys.stdout.flush()
     except BrokenPipeError:  # the reader stopped early (`| head`): not an error; silence the exit-time flush
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -121,7 +142,7 @@ def cmd_score(args: argparse.Namespace) -> None:
     from pipeline.evaluate.report import evaluate, markdown, write_report
 
     evaluation = evaluate(args.out, args.config, args.predictions, args.baseline, args.seed, args.pool,
-                          progress=not args.quiet)
+                          progress=not args.quiet, split=args.split)
     print(markdown(evaluation), end="")
     if args.json:
         write_report(args.json, evaluation)
@@ -146,7 +167,7 @@ def cmd_run_model(args: argparse.Namespace) -> None:
                         args.max_tokens)
     check_samples(args.samples, args.temperature)  # before a Hub download, not after
     cache = args.cache or args.predictions_out.with_name(args.predictions_out.name + ".cache.jsonl")
-    rows = open_rows(args.out)
+    rows = open_rows(args.out, args.split)
     configs = rows.choose(args.config)
     prompts = make_prompts(rows.rows(configs, prompt_columns(args.style)), args.style)
     report = run_model(prompts, endpoint, args.predictions_out, cache, args.concurrency, Retry(args.retries),
@@ -200,6 +221,10 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--twins", metavar="CONFIGS",
                        help="base configurations that also get a twin_<base> configuration: the same items with "
                             "invented object and relation words (defined in each story), e.g. n5_m4_d144")
+    build.add_argument("--train-rooms", type=positive_int, default=0, metavar="N",
+                       help="also build a train split of N rooms, other houses than the test rooms (default: none)")
+    build.add_argument("--validation-rooms", type=positive_int, default=0, metavar="M",
+                       help="also build a validation split of M rooms, other houses than the others (default: none)")
     build.add_argument("--shard-rooms", type=positive_int, default=100,
                        help="rooms per Parquet shard, the unit of resumption (default: 100)")
     add_executor_options(build)
@@ -229,8 +254,14 @@ def build_parser() -> argparse.ArgumentParser:
     schemas.add_argument("--out", type=Path, default=Path("schemas"), help="folder (default: schemas)")
     schemas.set_defaults(run=cmd_schemas)
 
+    from pipeline.dataset.manifest import DATASET_SPLIT, SPLITS
     from pipeline.evaluate.baselines import BASELINES
+    from pipeline.evaluate.export import FORMATS
     from pipeline.text.prompts import DEFAULT_STYLE, STYLES
+
+    def add_split(command: argparse.ArgumentParser, default: str = DATASET_SPLIT) -> None:
+        command.add_argument("--split", choices=SPLITS, default=default,
+                             help=f"the split to read (default: {default}); test is the benchmark")
 
     location = "a folder written by `roomspace build`, a Hub snapshot of one (README.md and data/), or OWNER/NAME"
     prompts = commands.add_parser("prompts", help="print one ready prompt per item as JSON lines (id, prompt, messages)")
@@ -239,7 +270,22 @@ def build_parser() -> argparse.ArgumentParser:
     prompts.add_argument("--style", choices=STYLES, default=DEFAULT_STYLE,
                          help="self-contained: the row's prompt, stating every definition its answer depends on "
                               "(default); paper: story, question and options only, as in the published evaluation")
+    add_split(prompts)
     prompts.set_defaults(run=cmd_prompts)
+
+    export = commands.add_parser("export", help="print a split as chat JSON lines for fine-tuning "
+                                                "({\"messages\": [prompt, reasoning target]})")
+    export.add_argument("out", help=location)
+    export.add_argument("--format", choices=FORMATS, default=FORMATS[0],
+                        help="chat: {\"messages\": [user prompt, assistant target]} per row, images as content parts")
+    add_split(export, "train")
+    export.add_argument("--config", help="comma-separated configurations, any kind (default: all of them)")
+    export.add_argument("--maps", action="store_true",
+                        help="start each target with the row's cognitive map (the d x d grid with the story's objects)")
+    export.add_argument("--balance", type=int, metavar="SEED",
+                        help="keep a seeded draw of the rows with every FR answer-set size and both YN answers "
+                             "equally frequent per configuration and setting (training splits only)")
+    export.set_defaults(run=cmd_export)
 
     score = commands.add_parser("score", help="score predictions or baselines by consistency with the stories")
     score.add_argument("out", help=location)
@@ -256,6 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--plots", type=Path,
                        help="also write PNG plots (accuracy against n, m, hops and answer-set size; the paired gaps)")
     score.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_split(score)
     score.set_defaults(run=cmd_score)
 
     run_model = commands.add_parser("run-model", help="ask an OpenAI-compatible chat endpoint every prompt")
@@ -281,6 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
                            help="answer length limit sent to the endpoint; answers cut by it are marked truncated")
     run_model.add_argument("--cache", type=Path, help="answer cache (default: the --out file + .cache.jsonl)")
     run_model.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_split(run_model)
     run_model.set_defaults(run=cmd_run_model)
 
     render = commands.add_parser("render", help="draw each room top-down and from the south door (PNG, for VLM items)")

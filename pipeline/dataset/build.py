@@ -1,9 +1,14 @@
 """The main job: rooms -> scenes -> items -> rows -> Parquet shards and the dataset card.
 
-Work is cut into shards of SHARD_ROOMS consecutive rooms. Each shard's files are written
+Work is cut into shards of SHARD_ROOMS consecutive rooms of one split. Each shard's files are written
 atomically and recorded with their sha256 in manifest.json, so an interrupted build re-run with
 the same command redoes only what is missing. Rooms are computed in worker processes but
 collected in room order, so the bytes do not depend on the number of workers.
+
+The test split is rooms 0..N-1 of the seed. The optional train and validation splits are rooms of
+the same seed from indices no test split reaches (SPLIT_FIRST_ROOM), so they are other houses by
+construction; `check_houses` compares the houses' hashes all the same. A build without them
+writes exactly what it wrote before they existed.
 """
 
 from __future__ import annotations
@@ -19,7 +24,8 @@ from tqdm import tqdm
 
 from pipeline import __version__
 from pipeline.dataset.card import dataset_card, merge, room_stats
-from pipeline.dataset.manifest import MANIFEST, read_manifest, shard_files, shard_path, write_manifest
+from pipeline.dataset.manifest import (DATASET_SPLIT, MANIFEST, SPLITS, TRAINING_SPLITS, key_split,
+                                       read_manifest, shard_files, shard_key, shard_path, write_manifest)
 from pipeline.dataset.rows import ItemRow, arrow_schema, check_row, items_table, read_rows, write_parquet
 from pipeline.dataset.vision import story_labels, vision_config_name, vision_questions, vision_rows
 from pipeline.errors import RoomspaceError
@@ -27,7 +33,7 @@ from pipeline.files import (check_folder_path, file_sha256, folder_lock, remove_
                             write_atomic)
 from pipeline.parallel import ordered_map
 from pipeline.render.job import offline_images
-from pipeline.scene.scene_file import load_house, scene_path
+from pipeline.scene.scene_file import house_sha256, load_house, scene_path
 from pipeline.scene.scene_folder import ensure_scene
 from pipeline.text.configs import Config
 from pipeline.text.items import RoomItems
@@ -35,8 +41,24 @@ from pipeline.text.twins import twin_config_name, twin_items
 
 SHARD_ROOMS = 100  # rooms per shard: the unit of atomic output and of resumption
 MAX_ROOMS = 10 ** 8  # a sane bound: far beyond any sweep, and refused before anything is made
+# Room k of a split is house SPLIT_FIRST_ROOM[split] + k of the seed. No split reaches MAX_ROOMS rooms,
+# so no house index is in two splits (and RoomSpace-100 stays the first 100 test rooms of 1K).
+SPLIT_FIRST_ROOM = {DATASET_SPLIT: 0, "train": MAX_ROOMS, "validation": 2 * MAX_ROOMS}
 EXAMPLES = (("o2_d2_layout", "top_down", "FR"), ("o2", "north_facing", "YN"), ("tpp", "north_facing", "FR"),
             ("rcc8", "top_down", "YN"))
+
+
+@dataclass(frozen=True)
+class Part:
+    """One shard of one split: the unit of atomic output and of resumption."""
+
+    split: str
+    shard: int
+    rooms: range  # house indices
+
+    @property
+    def key(self) -> str:
+        return shard_key(self.split, self.shard)
 
 
 @dataclass(frozen=True)
@@ -48,11 +70,31 @@ class BuildPlan:
     shard_rooms: int = SHARD_ROOMS
     vision: tuple[Config, ...] = ()  # base configurations that also get a vision_<base> configuration
     twins: tuple[Config, ...] = ()  # base configurations that also get a name-swapped twin_<base> configuration
+    train_rooms: int = 0
+    validation_rooms: int = 0
 
     def identity(self) -> dict:
-        """What makes two builds the same build: a folder holding another identity is refused."""
+        """What makes two builds the same build: a folder holding another identity is refused. The
+        training splits' sizes are there only when asked for: a test-only identity is unchanged."""
+        training = {f"{split}_rooms": count for split, count in self.split_rooms.items() if split in TRAINING_SPLITS}
         return {"name": self.name, "seed": self.seed, "rooms": self.rooms, "shard_rooms": self.shard_rooms,
-                "configs": self.outputs, "roomspace": __version__}
+                "configs": self.outputs, "roomspace": __version__, **training}
+
+    @property
+    def split_rooms(self) -> dict[str, int]:
+        """Rooms per split the build writes, in card order."""
+        counts = {"train": self.train_rooms, "validation": self.validation_rooms, DATASET_SPLIT: self.rooms}
+        return {split: counts[split] for split in SPLITS if counts[split] or split == DATASET_SPLIT}
+
+    def parts(self) -> list[Part]:
+        """Every shard of every split; the test split's first."""
+        parts = []
+        for split in sorted(self.split_rooms, key=lambda s: s != DATASET_SPLIT):
+            first, count = SPLIT_FIRST_ROOM[split], self.split_rooms[split]
+            for shard in range(-(-count // self.shard_rooms)):
+                start = shard * self.shard_rooms
+                parts.append(Part(split, shard, range(first + start, first + min(start + self.shard_rooms, count))))
+        return parts
 
     @property
     def outputs(self) -> list[str]:
@@ -69,16 +111,8 @@ class BuildPlan:
             prefix = next((p for p in kinds if p and name.startswith(p)), "")
             kinds[prefix].append(Config.parse(name.removeprefix(prefix)))
         base, vision, twins = (tuple(configs) for configs in kinds.values())
-        return cls(identity["name"], identity["seed"], identity["rooms"], base, identity["shard_rooms"], vision, twins)
-
-    @property
-    def shard_count(self) -> int:
-        return -(-self.rooms // self.shard_rooms)
-
-    def shard(self, shard: int) -> range:
-        """The rooms of one shard: `shard_rooms` consecutive rooms, the last shard perhaps fewer."""
-        first = shard * self.shard_rooms
-        return range(first, min(first + self.shard_rooms, self.rooms))
+        return cls(identity["name"], identity["seed"], identity["rooms"], base, identity["shard_rooms"], vision, twins,
+                   identity.get("train_rooms", 0), identity.get("validation_rooms", 0))
 
 
 @dataclass
@@ -141,7 +175,9 @@ def _room_job(args: tuple) -> RoomResult:
 @dataclass
 class BuildReport:
     out: Path
-    rows: dict[str, int] = field(default_factory=dict)
+    rows: dict[str, int] = field(default_factory=dict)  # the test split's, per configuration
+    training_rows: dict[str, dict[str, int]] = field(default_factory=dict)  # per training split and configuration
+    houses: dict | None = None  # `check_houses`, for a build with training splits
     rooms_built: int = 0
     scene_seconds: float = 0.0
     item_seconds: float = 0.0
@@ -167,8 +203,8 @@ def check_folder(out: Path, plan: BuildPlan) -> dict:
     return manifest
 
 
-def shard_done(out: Path, manifest: dict, shard: int) -> bool:
-    entries = manifest["shards"].get(str(shard))
+def shard_done(out: Path, manifest: dict, key: str) -> bool:
+    entries = manifest["shards"].get(key)
     if entries is None:
         return False
     return all((out / path).exists() and file_sha256(out / path) == entry["sha256"]
@@ -181,8 +217,10 @@ def build(plan: BuildPlan, scenes_dir: Path, out: Path, workers: int = 1, progre
     scheduler at `scheduler`; the bytes written are the same either way. Interrupted (SIGINT,
     SIGTERM), the exception says on its way out what was kept."""
     started = time.perf_counter()
-    if plan.rooms > MAX_ROOMS:
-        raise RoomspaceError(f"--rooms {plan.rooms} is more than {MAX_ROOMS} rooms; build in parts of at most that")
+    for split, count in plan.split_rooms.items():
+        if count > MAX_ROOMS:
+            option = "--rooms" if split == DATASET_SPLIT else f"--{split}-rooms"
+            raise RoomspaceError(f"{option} {count} is more than {MAX_ROOMS} rooms; build in parts of at most that")
     check_folder_path(out, "output folder")
     check_folder_path(scenes_dir, "scene folder")
     if (out / MANIFEST).exists() and _finished(out, plan):
@@ -198,7 +236,7 @@ def build(plan: BuildPlan, scenes_dir: Path, out: Path, workers: int = 1, progre
             remove_stale_temporaries(Path(scenes_dir))
             report = BuildReport(out)
             _write_shards(plan, scenes_dir, out, manifest, report, workers, progress, scheduler)
-            finish(out, plan, manifest, report)
+            finish(out, plan, manifest, report, Path(scenes_dir))
         except BaseException:
             if created and _nothing_kept(out):
                 shutil.rmtree(out, ignore_errors=True)  # leave no folder behind that holds nothing of the build
@@ -210,25 +248,27 @@ def build(plan: BuildPlan, scenes_dir: Path, out: Path, workers: int = 1, progre
 def _write_shards(plan: BuildPlan, scenes_dir: Path, out: Path, manifest: dict, report: BuildReport, workers: int,
                   progress: bool, scheduler: str | None) -> None:
     """Every shard not yet written, in order; tasks are made as workers take them, not up front."""
-    todo = [s for s in range(plan.shard_count) if not shard_done(out, manifest, s)] if plan.rooms else []
-    tasks = ((plan.seed, k, scenes_dir, plan.configs, plan.vision, plan.twins) for s in todo for k in plan.shard(s))
-    pending: dict[int, list[RoomResult]] = {}
-    done_rooms = plan.rooms - sum(len(plan.shard(s)) for s in todo)
-    with tqdm(total=plan.rooms, initial=done_rooms, unit="room", desc=plan.name,
+    parts = plan.parts()
+    todo = [part for part in parts if not shard_done(out, manifest, part.key)] if plan.rooms else []
+    tasks = ((plan.seed, k, scenes_dir, plan.configs, plan.vision, plan.twins) for part in todo for k in part.rooms)
+    owner = ((part, k) for part in todo for k in part.rooms)  # results come back in task order
+    pending: dict[str, list[RoomResult]] = {}
+    total = sum(len(part.rooms) for part in parts)
+    with tqdm(total=total, initial=total - sum(len(part.rooms) for part in todo), unit="room", desc=plan.name,
               disable=not progress, smoothing=0.1) as bar:
         try:
             for result in ordered_map(_room_job, tasks, workers, scheduler):
-                shard = result.index // plan.shard_rooms
-                pending.setdefault(shard, []).append(result)
+                part, _ = next(owner)
+                pending.setdefault(part.key, []).append(result)
                 report.rooms_built += 1
                 report.scene_seconds += result.scene_seconds
                 report.item_seconds += result.item_seconds
                 bar.update()
-                if len(pending[shard]) == len(plan.shard(shard)):
-                    manifest["shards"][str(shard)] = write_shard(out, plan, shard, pending.pop(shard))
+                if len(pending[part.key]) == len(part.rooms):
+                    manifest["shards"][part.key] = write_shard(out, plan, part, pending.pop(part.key))
                     write_manifest(out, manifest)
         except KeyboardInterrupt as stop:
-            stop.kept = f"{len(manifest['shards'])} of {plan.shard_count} shards are kept in {out}"
+            stop.kept = f"{len(manifest['shards'])} of {len(parts)} shards are kept in {out}"
             raise
 
 
@@ -246,51 +286,76 @@ def _finished(out: Path, plan: BuildPlan) -> bool:
     except RoomspaceError:
         return False
     return (manifest["identity"] == plan.identity()
-            and all(shard_done(out, manifest, s) for s in range(plan.shard_count)))
+            and all(shard_done(out, manifest, part.key) for part in plan.parts()))
 
 
 def _report(out: Path, plan: BuildPlan, manifest: dict, started: float) -> BuildReport:
-    report = BuildReport(out, rows=_rows(plan, manifest))
+    report = BuildReport(out)
+    _count_rows(plan, manifest, report)
     report.wall_seconds = time.perf_counter() - started
     return report
 
 
-def _stats(plan: BuildPlan, manifest: dict) -> dict[str, dict]:
+def _stats(plan: BuildPlan, manifest: dict, split: str = DATASET_SPLIT) -> dict[str, dict]:
     stats: dict[str, dict] = {name: {} for name in plan.outputs}
-    for entry in manifest["shards"].values():
-        for name, part in entry["stats"].items():
-            merge(stats[name], part)
+    for key, entry in manifest["shards"].items():
+        if key_split(key)[0] == split:
+            for name, part in entry["stats"].items():
+                merge(stats[name], part)
     return stats
 
 
-def _rows(plan: BuildPlan, manifest: dict) -> dict[str, int]:
-    return {name: s.get("rows", 0) for name, s in _stats(plan, manifest).items()}
+def _rows(plan: BuildPlan, manifest: dict, split: str = DATASET_SPLIT) -> dict[str, int]:
+    return {name: s.get("rows", 0) for name, s in _stats(plan, manifest, split).items()}
 
 
-def write_shard(out: Path, plan: BuildPlan, shard: int, results: list[RoomResult]) -> dict:
+def _count_rows(plan: BuildPlan, manifest: dict, report: BuildReport) -> None:
+    report.rows = _rows(plan, manifest)
+    report.training_rows = {split: _rows(plan, manifest, split) for split in plan.split_rooms if split != DATASET_SPLIT}
+    report.houses = manifest.get("houses")
+
+
+def check_houses(scenes_dir: Path, plan: BuildPlan) -> dict:
+    """No house of a training split is a test house, or in the other training split, compared by the
+    sha256 of the house JSON (rooms differ by construction: this checks that different house indices
+    did give different houses). Returns the counts the card and the build's output state."""
+    owner: dict[str, str] = {}
+    for part in sorted(plan.parts(), key=lambda p: p.split != DATASET_SPLIT):
+        for index in part.rooms:
+            digest = house_sha256(scene_path(scenes_dir, plan.seed, index))
+            if owner.setdefault(digest, part.split) != part.split:
+                raise RoomspaceError(f"house {index} of the {part.split} split equals a house of the "
+                                     f"{owner[digest]} split (same house JSON); report it: the splits must not share houses")
+    return {"houses": dict(plan.split_rooms), "distinct": len(owner)}
+
+
+def write_shard(out: Path, plan: BuildPlan, part: Part, results: list[RoomResult]) -> dict:
     files, stats = {}, {}
     for name in plan.outputs:
         table = pa.concat_tables([result.tables[name] for result in results]).combine_chunks()
-        path = shard_path(name, shard)
+        path = shard_path(name, part.shard, part.split)
         files[path] = {"sha256": write_parquet(table, out / path), "rows": table.num_rows}
         stats[name] = {}
         for result in results:
             merge(stats[name], result.stats[name])
-    rooms = plan.shard(shard)
-    return {"rooms": [rooms.start, rooms.stop], "files": files, "stats": stats}
+    return {"rooms": [part.rooms.start, part.rooms.stop], "files": files, "stats": stats}
 
 
-def finish(out: Path, plan: BuildPlan, manifest: dict, report: BuildReport) -> None:
-    """The card from the manifest's statistics; then the build is marked complete."""
-    stats = _stats(plan, manifest)
-    report.rows = _rows(plan, manifest)
+def finish(out: Path, plan: BuildPlan, manifest: dict, report: BuildReport, scenes_dir: Path) -> None:
+    """The house check of a build with training splits, the card from the manifest's statistics; then
+    the build is marked complete."""
+    if len(plan.split_rooms) > 1:
+        manifest["houses"] = check_houses(scenes_dir, plan)
+    _count_rows(plan, manifest, report)
     examples = []
     first_rows = read_rows(shard_files(out, manifest, plan.outputs[0])[:1])
     for setting, view, question_type in EXAMPLES:
         examples.extend([r for r in first_rows if (r["setting"], r["view"], r["question_type"]) ==
                          (setting, view, question_type)][:1])
-    card = dataset_card(plan.name, plan.seed, plan.rooms, stats, examples,
-                        {config: shard_files(out, manifest, config) for config in plan.outputs})
+    card = dataset_card(plan.name, plan.seed, plan.split_rooms,
+                        {split: _stats(plan, manifest, split) for split in plan.split_rooms}, examples,
+                        {config: {split: shard_files(out, manifest, config, split) for split in plan.split_rooms}
+                         for config in plan.outputs}, manifest.get("houses"))
     write_atomic(out / "README.md", lambda target: target.write_text(card, encoding="utf-8"))
     manifest["complete"] = True
     write_manifest(out, manifest)

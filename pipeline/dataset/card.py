@@ -205,8 +205,17 @@ def config_size(files: Sequence[Path]) -> ConfigSize:
     return ConfigSize(download, arrow, rows)
 
 
-def card_yaml(configs: list[str], pretty_name: str, sizes: Mapping[str, ConfigSize]) -> str:
-    """The card's YAML header."""
+def data_files(config: str, splits: Sequence[str]) -> list[dict]:
+    """A configuration's files per split, as the card declares them. A test-only build keeps the
+    pattern it has always had (its card stays byte-identical); with training splits beside it, each
+    split reads its own files."""
+    if list(splits) == [DATASET_SPLIT]:
+        return [{"split": DATASET_SPLIT, "path": f"data/{config}/*.parquet"}]
+    return [{"split": split, "path": f"data/{config}/{split}-*.parquet"} for split in splits]
+
+
+def card_yaml(configs: list[str], pretty_name: str, sizes: Mapping[str, Mapping[str, ConfigSize]]) -> str:
+    """The card's YAML header; `sizes` per configuration and split."""
     data = DatasetCardData(
         pretty_name=pretty_name,
         license="apache-2.0",
@@ -214,37 +223,79 @@ def card_yaml(configs: list[str], pretty_name: str, sizes: Mapping[str, ConfigSi
         annotations_creators=["machine-generated"],  # answers come from the consistency checker
         language_creators=["machine-generated"],  # stories and questions come from templates
         multilinguality=["monolingual"],
-        size_categories=[size_category(sum(sizes[c].rows for c in configs))],
+        size_categories=[size_category(sum(size.rows for c in configs for size in sizes[c].values()))],
         # `roomspace build` reads scenes of ProcTHOR's own generator only: new houses, no existing dataset.
         source_datasets=["original"],
         task_categories=task_categories(configs),
         tags=["spatial-reasoning", "qualitative-spatial-reasoning", "procthor", "benchmark"],
         # The first configuration is the default: what load_dataset(path) gives without a name.
-        configs=[{"config_name": c, "data_files": [{"split": DATASET_SPLIT, "path": f"data/{c}/*.parquet"}],
+        configs=[{"config_name": c, "data_files": data_files(c, list(sizes[c])),
                   **({"default": True} if c == configs[0] else {})} for c in configs],
     )
     infos = DatasetInfosDict()
     for c in configs:
         infos[c] = DatasetInfo(
             features=features_of_config(c), config_name=c,
-            splits={DATASET_SPLIT: {"name": DATASET_SPLIT, "num_examples": sizes[c].rows,
-                                    "num_bytes": sizes[c].arrow}},
-            download_size=sizes[c].download, dataset_size=sizes[c].arrow,
+            splits={split: {"name": split, "num_examples": size.rows, "num_bytes": size.arrow}
+                    for split, size in sizes[c].items()},
+            download_size=sum(size.download for size in sizes[c].values()),
+            dataset_size=sum(size.arrow for size in sizes[c].values()),
         )
     infos.to_dataset_card_data(data)
     return data.to_yaml()
 
 
-def dataset_card(name: str, seed: int, rooms: int, stats_by_config: dict[str, dict], examples: list[dict],
-                 files: Mapping[str, Sequence[Path]]) -> str:
-    """README.md of a build. `files` are each configuration's Parquet files (for the byte sizes the
-    header declares)."""
+def all_nine_table(stats_by_split: Mapping[str, Mapping[str, dict]]) -> str:
+    """Per configuration and setting, the share of FR questions whose answer set is all nine relations
+    (they can only be answered "all nine", and their YN questions only Yes), per split."""
+    splits = list(stats_by_split)
+    lines = [f"| configuration | setting | {' | '.join(splits)} |", "|---|---|" + "---|" * len(splits)]
+    for config in next(iter(stats_by_split.values())):
+        for setting in SETTINGS:
+            shares = []
+            for split in splits:
+                sizes = stats_by_split[split][config].get("settings", {}).get(setting, {}).get("sizes", {})
+                fr = sum(sizes.values())
+                shares.append(f"{sizes.get(str(len(DIRECTIONS)), 0) / fr:.3f} of {fr}" if fr else "-")
+            lines.append(f"| {config} | {setting} | {' | '.join(shares)} |")
+    return "\n".join(lines)
+
+
+def split_table(rooms: Mapping[str, int], stats_by_split: Mapping[str, Mapping[str, dict]]) -> str:
+    """Rooms and questions per split and configuration."""
+    splits = list(stats_by_split)
+    lines = [f"| | {' | '.join(splits)} |", "|---|" + "---|" * len(splits),
+             f"| rooms | {' | '.join(str(rooms[split]) for split in splits)} |"]
+    for config in next(iter(stats_by_split.values())):
+        counts = " | ".join(str(stats_by_split[split][config].get("rows", 0)) for split in splits)
+        lines.append(f"| {config} questions | {counts} |")
+    return "\n".join(lines)
+
+
+def training_section(rooms: Mapping[str, int], stats_by_split: Mapping[str, Mapping[str, dict]],
+                     houses: Mapping) -> str:
+    """The card's section on the training splits (pipeline/data/card_training.md); "" for a test-only build."""
+    if list(stats_by_split) == [DATASET_SPLIT]:
+        return ""
+    return Template(data_text("card_training.md")).substitute(
+        splits=split_table(rooms, stats_by_split), distinct=houses["distinct"],
+        houses=", ".join(f"{count} {split}" for split, count in houses["houses"].items()),
+        all_nine=all_nine_table(stats_by_split))
+
+
+def dataset_card(name: str, seed: int, rooms: Mapping[str, int], stats_by_split: Mapping[str, Mapping[str, dict]],
+                 examples: list[dict], files: Mapping[str, Mapping[str, Sequence[Path]]],
+                 houses: Mapping | None = None) -> str:
+    """README.md of a build. `rooms` and `stats_by_split` per split (card order), the statistics per
+    configuration; `files` are each configuration's Parquet files per split (for the byte sizes the
+    header declares); `houses` is the training splits' house check (pipeline.dataset.build.check_houses)."""
+    stats_by_config = stats_by_split[DATASET_SPLIT]
     configs = list(stats_by_config)
-    sizes = {c: config_size(files[c]) for c in configs}
+    sizes = {c: {split: config_size(files[c][split]) for split in stats_by_split} for c in configs}
     header = card_yaml(configs, name, sizes)
     body = Template(data_text("card.md")).substitute(
-        name=name, seed=seed, rooms=rooms, configs=", ".join(f"`{c}`" for c in configs), first=configs[0],
+        name=name, seed=seed, rooms=rooms[DATASET_SPLIT], configs=", ".join(f"`{c}`" for c in configs), first=configs[0],
         relations=", ".join(DIRECTIONS), statistics=statistics_section(stats_by_config),
-        examples=example_section(examples),
+        examples=example_section(examples), training=training_section(rooms, stats_by_split, houses),
     )
     return f"---\n{header}\n---\n\n{body}"

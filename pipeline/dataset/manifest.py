@@ -15,12 +15,26 @@ from pipeline.errors import RoomspaceError
 from pipeline.files import write_json
 
 MANIFEST = "manifest.json"
-DATASET_SPLIT = "test"  # a benchmark: every row is for evaluation
+DATASET_SPLIT = "test"  # the benchmark: what evaluation reads unless told otherwise
+TRAINING_SPLITS = ("train", "validation")  # optional, of rooms disjoint from the test rooms (pipeline.dataset.build)
+SPLITS = (*TRAINING_SPLITS, DATASET_SPLIT)  # card order
 
 
-def shard_path(config: str, shard: int) -> str:
-    """Where shard `shard` of configuration `config` lives, relative to the build folder."""
-    return f"data/{config}/{DATASET_SPLIT}-{shard:05d}.parquet"
+def shard_path(config: str, shard: int, split: str = DATASET_SPLIT) -> str:
+    """Where shard `shard` of `split` of configuration `config` lives, relative to the build folder."""
+    return f"data/{config}/{split}-{shard:05d}.parquet"
+
+
+def shard_key(split: str, shard: int) -> str:
+    """A shard's key in the manifest: its number for a test shard (as builds without training splits
+    have always written it), "train-3" for a training split's."""
+    return str(shard) if split == DATASET_SPLIT else f"{split}-{shard}"
+
+
+def key_split(key: str) -> tuple[str, int]:
+    """(split, shard) of a manifest key: `shard_key` undone."""
+    split, _, shard = key.rpartition("-")
+    return split or DATASET_SPLIT, int(shard)
 
 
 def read_manifest(out: Path, complete: bool = True) -> dict:
@@ -44,8 +58,16 @@ def build_configs(manifest: dict) -> tuple[str, ...]:
     return tuple(manifest["identity"]["configs"])
 
 
-def shard_files(out: Path, manifest: dict, config: str) -> list[Path]:
-    """The Parquet files of one configuration, in shard order, as the manifest lists them."""
+def build_splits(manifest: dict) -> tuple[str, ...]:
+    """The splits the build writes, in card order: the test split, and the training splits its identity
+    gives rooms (`train_rooms`, `validation_rooms`)."""
+    identity = manifest["identity"]
+    return tuple(split for split in SPLITS if split == DATASET_SPLIT or identity.get(f"{split}_rooms"))
+
+
+def shard_files(out: Path, manifest: dict, config: str, split: str = DATASET_SPLIT) -> list[Path]:
+    """The Parquet files of one configuration and split, in shard order, as the manifest lists them."""
     prefix = f"data/{config}/"
-    return [out / path for _, entry in sorted(manifest["shards"].items(), key=lambda item: int(item[0]))
-            for path in entry["files"] if path.startswith(prefix)]
+    entries = sorted((key_split(key)[1], entry) for key, entry in manifest["shards"].items()
+                     if key_split(key)[0] == split)
+    return [out / path for _, entry in entries for path in entry["files"] if path.startswith(prefix)]

@@ -1,8 +1,8 @@
 """Re-checking a built folder, in two tiers.
 
 `check_build` reads the folder alone, and `push` runs it before anything is sent: the manifest's
-identity and listing (shards 0..n-1, each covering the rooms the identity implies and holding one
-file per configuration), no file under data/ that the manifest does not list, every file's
+identity and listing (shards 0..n-1 of each split, each covering the rooms the identity implies and
+holding one file per configuration), no file under data/ that the manifest does not list, every file's
 checksum, schema and row count, every row's invariants (`check_row`), row ids unique within a
 configuration, each row's configuration, seed and room those of its shard, and the card's
 configurations and row counts.
@@ -20,6 +20,7 @@ import hashlib
 import itertools
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from random import Random
@@ -34,7 +35,8 @@ from tqdm import tqdm
 from pipeline import __version__
 from pipeline.dataset.build import BuildPlan, room_job
 from pipeline.dataset.layout import IMAGE, question_columns, table_questions
-from pipeline.dataset.manifest import DATASET_SPLIT, MANIFEST, build_configs, read_manifest, shard_files, shard_path
+from pipeline.dataset.card import data_files
+from pipeline.dataset.manifest import MANIFEST, build_configs, build_splits, read_manifest, shard_files, shard_path
 from pipeline.dataset.rows import arrow_schema, check_row
 from pipeline.errors import RoomspaceError
 from pipeline.files import check_folder_path, file_sha256
@@ -49,10 +51,10 @@ SHOWN = 70  # characters of each value a mismatch shows
 @dataclass
 class ValidationReport:
     out: Path
-    shards: int = 0  # shards of rooms; each is one Parquet file per configuration
+    shards: int = 0  # shards of rooms, of every split; each is one Parquet file per configuration
     files: int = 0
     rows: int = 0
-    rooms: int = 0  # rooms in the build
+    rooms: int = 0  # rooms in the build, of every split
     rederived: int = 0  # rooms whose rows were recomputed from their scenes and found equal
     nested: list[str] = field(default_factory=list)  # smaller builds found to be exact prefixes
 
@@ -62,7 +64,7 @@ def check_build(out: Path, manifest: dict) -> ValidationReport:
     RoomspaceError naming the file or row."""
     identity = manifest["identity"]
     plan = identity_plan(out, identity)  # checks the identity before anything else relies on it
-    report = ValidationReport(out, rooms=identity["rooms"])
+    report = ValidationReport(out, rooms=sum(plan.split_rooms.values()))
     check_listing(out, manifest, plan)
     check_unlisted(out, manifest)
     for name in build_configs(manifest):
@@ -75,7 +77,9 @@ def check_build(out: Path, manifest: dict) -> ValidationReport:
 def identity_plan(out: Path, identity: dict) -> BuildPlan:
     """The build plan the identity records, checked: an identity that is not a build's is an error."""
     where = out / MANIFEST
-    for key, least in (("seed", None), ("rooms", 0), ("shard_rooms", 1)):
+    for key, least in (("seed", None), ("rooms", 0), ("shard_rooms", 1), ("train_rooms", 1), ("validation_rooms", 1)):
+        if key not in identity and key.endswith("_rooms") and key != "shard_rooms":
+            continue  # a training split's size is there only when the build has it
         value = identity.get(key)
         if type(value) is not int or (least is not None and value < least):
             raise RoomspaceError(f"{where}: the identity's {key} is {value!r}, not a whole number"
@@ -94,19 +98,20 @@ def identity_plan(out: Path, identity: dict) -> BuildPlan:
 
 
 def check_listing(out: Path, manifest: dict, plan: BuildPlan) -> None:
-    """The manifest lists shards 0..n-1 and no other, each with the rooms the identity implies and
-    one well-formed file entry per configuration."""
-    identity, listed, where = manifest["identity"], manifest["shards"], out / MANIFEST
+    """The manifest lists shards 0..n-1 of each split and no other, each with the rooms the identity
+    implies and one well-formed file entry per configuration."""
+    listed, where = manifest["shards"], out / MANIFEST
     if not isinstance(listed, dict):
         raise RoomspaceError(f"{where}: its shards are not a mapping of shard numbers to entries; {REBUILD}")
-    count = plan.shard_count
-    extra = sorted(set(listed) - {str(s) for s in range(count)})
+    parts = plan.parts()
+    extra = sorted(set(listed) - {part.key for part in parts})
     if extra:
-        raise RoomspaceError(f"{where}: lists shard {extra[0]!r}, but {identity['rooms']} rooms in shards of "
-                             f"{identity['shard_rooms']} make shards 0..{count - 1}; {REBUILD}")
-    for shard in range(count):
-        rooms = plan.shard(shard)
-        entry = listed.get(str(shard))
+        rooms = ", ".join(f"{count} {split} rooms" for split, count in plan.split_rooms.items())
+        raise RoomspaceError(f"{where}: lists shard {extra[0]!r}, but {rooms} in shards of {plan.shard_rooms} "
+                             f"make shards {', '.join(part.key for part in parts)}; {REBUILD}")
+    for part in parts:
+        shard, rooms = part.key, part.rooms
+        entry = listed.get(shard)
         if entry is None:
             raise RoomspaceError(f"{where}: shard {shard} (rooms {rooms.start}..{rooms.stop - 1}) is not listed; {REDO}")
         if not isinstance(entry, dict) or entry.get("rooms") != [rooms.start, rooms.stop]:
@@ -114,7 +119,7 @@ def check_listing(out: Path, manifest: dict, plan: BuildPlan) -> None:
             raise RoomspaceError(f"{where}: shard {shard} covers rooms {covered!r}, the identity implies "
                                  f"[{rooms.start}, {rooms.stop}]; {REBUILD}")
         files = entry.get("files")
-        expected = {shard_path(name, shard) for name in build_configs(manifest)}
+        expected = {shard_path(name, part.shard, part.split) for name in build_configs(manifest)}
         if not isinstance(files, dict) or set(files) != expected:
             differs = sorted(expected ^ set(files)) if isinstance(files, dict) else sorted(expected)
             raise RoomspaceError(f"{where}: shard {shard} does not list exactly one file per configuration "
@@ -138,12 +143,12 @@ def check_rows(out: Path, manifest: dict, plan: BuildPlan, name: str, report: Va
     configuration, each row's configuration, seed and room those of its shard."""
     identity = manifest["identity"]
     seen: set[str] = set()
-    for shard in range(plan.shard_count):
-        path = shard_path(name, shard)
+    for part in plan.parts():
+        path = shard_path(name, part.shard, part.split)
         target = out / path
-        table = read_shard(target, manifest["shards"][str(shard)]["files"][path], name)
+        table = read_shard(target, manifest["shards"][part.key]["files"][path], name)
         rows = table_questions(table, [c for c in question_columns(table.schema) if c != IMAGE]).to_pylist()
-        rooms = plan.shard(shard)
+        rooms = part.rooms
         for row in rows:
             check_row(row)
             if row["id"] in seen:
@@ -188,9 +193,10 @@ def check_card(out: Path, manifest: dict) -> None:
         header = metadata_load(card) or {}
     except (OSError, ValueError, yaml.YAMLError) as error:
         raise RoomspaceError(f"{card}: no readable card ({type(error).__name__}); {REBUILD}") from None
-    names = build_configs(manifest)
-    rows = {name: sum(entry["files"][shard_path(name, int(shard))]["rows"] for shard, entry in manifest["shards"].items())
-            for name in names}
+    names, splits = build_configs(manifest), build_splits(manifest)
+    rows = {(name, split): sum(entry["files"][path]["rows"] for entry in manifest["shards"].values()
+                               for path in entry["files"] if path.startswith(f"data/{name}/{split}-"))
+            for name in names for split in splits}
     declared = {c.get("config_name"): c.get("data_files") for c in _entries(header.get("configs"))}
     infos = {i.get("config_name"): i.get("splits") for i in _entries(header.get("dataset_info"))}
     for key, listed in (("configs", declared), ("dataset_info", infos)):
@@ -198,14 +204,15 @@ def check_card(out: Path, manifest: dict) -> None:
             raise RoomspaceError(f"{card}: its {key} lists {sorted(listed, key=str)}, the manifest "
                                  f"{sorted(names)}; {REBUILD}")
     for name in names:
-        files = [{"split": DATASET_SPLIT, "path": f"data/{name}/*.parquet"}]
+        files = data_files(name, splits)
         if declared[name] != files:
             raise RoomspaceError(f"{card}: configuration {name} reads {declared[name]!r}, not {files!r}; {REBUILD}")
-        counts = [s.get("num_examples") for s in _entries(infos[name]) if s.get("name") == DATASET_SPLIT]
-        if counts != [rows[name]]:
-            shown = counts[0] if len(counts) == 1 else f"{counts} (one {DATASET_SPLIT} split expected)"
-            raise RoomspaceError(f"{card}: {name} has num_examples {shown} in the card, {rows[name]} rows in the "
-                                 f"manifest; {REBUILD}")
+        for split in splits:
+            counts = [s.get("num_examples") for s in _entries(infos[name]) if s.get("name") == split]
+            if counts != [rows[name, split]]:
+                shown = counts[0] if len(counts) == 1 else f"{counts} (one {split} split expected)"
+                raise RoomspaceError(f"{card}: {name} has num_examples {shown} in its {split} split in the card, "
+                                     f"{rows[name, split]} rows in the manifest; {REBUILD}")
 
 
 def _entries(value: object) -> list[dict]:
@@ -214,10 +221,10 @@ def _entries(value: object) -> list[dict]:
     return [entry for entry in entries if isinstance(entry, dict)]
 
 
-def sample_rooms(rooms: int, sample: int | None, seed: int) -> list[int]:
-    """The rooms `validate` re-derives, in order: `sample` of the build's rooms drawn with `seed`,
-    by default all of them up to SAMPLE_ROOMS."""
-    return sorted(Random(seed).sample(range(rooms), min(rooms, SAMPLE_ROOMS if sample is None else sample)))
+def sample_rooms(rooms: Sequence[int], sample: int | None, seed: int) -> list[int]:
+    """The rooms `validate` re-derives, in order: `sample` of the build's rooms (house indices, every
+    split's) drawn with `seed`, by default all of them up to SAMPLE_ROOMS."""
+    return sorted(Random(seed).sample(rooms, min(len(rooms), SAMPLE_ROOMS if sample is None else sample)))
 
 
 def rederive(out: Path, manifest: dict, scenes: Path, rooms: list[int], report: ValidationReport,
@@ -233,8 +240,9 @@ def rederive(out: Path, manifest: dict, scenes: Path, rooms: list[int], report: 
     version = "" if built_by == __version__ else f" (the build was made by roomspace {built_by}; this is {__version__})"
     with tempfile.TemporaryDirectory(prefix="roomspace-validate-") as sampled, \
             tqdm(total=len(rooms), unit="room", desc="re-deriving rows", file=sys.stderr, disable=not progress) as bar:
-        for shard, indices in itertools.groupby(rooms, key=lambda k: k // plan.shard_rooms):
-            tables = {name: pq.read_table(out / shard_path(name, shard)) for name in names}
+        parts = plan.parts()
+        for part, indices in itertools.groupby(rooms, key=lambda k: next(p for p in parts if k in p.rooms)):
+            tables = {name: pq.read_table(out / shard_path(name, part.shard, part.split)) for name in names}
             for index in indices:
                 # room_job samples a missing scene into the folder it is given: never the user's
                 present = scene_path(scenes, seed, index).exists()
@@ -246,7 +254,7 @@ def rederive(out: Path, manifest: dict, scenes: Path, rooms: list[int], report: 
                     difference = first_difference(stored, table_questions(result.tables[name]).to_pylist())
                     if difference:
                         source = scene_path(scenes, seed, index) if present else "its scene, sampled afresh"
-                        raise RoomspaceError(f"{difference} (in {out / shard_path(name, shard)}, recomputed from "
+                        raise RoomspaceError(f"{difference} (in {out / shard_path(name, part.shard, part.split)}, recomputed from "
                                              f"{source}){version}; the rows were edited or the scene is not the "
                                              f"one they were built from: {REBUILD}")
                 report.rederived += 1
@@ -328,6 +336,7 @@ def validate(out: Path, scenes: Path = Path("scenes"), sample: int | None = None
     `scenes`, then the nesting of smaller builds beside it."""
     manifest = read_manifest(out)
     report = check_build(out, manifest)
-    rederive(out, manifest, Path(scenes), sample_rooms(report.rooms, sample, seed), report, progress)
+    rooms = [k for part in identity_plan(out, manifest["identity"]).parts() for k in part.rooms]
+    rederive(out, manifest, Path(scenes), sample_rooms(rooms, sample, seed), report, progress)
     check_nesting(out, manifest, report)
     return report

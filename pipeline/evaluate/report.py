@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from pipeline.dataset.manifest import DATASET_SPLIT
 from pipeline.evaluate.gaps import Gap, paired_gaps
 from pipeline.evaluate.rows import open_rows
 from pipeline.evaluate.score import (BREAKDOWNS, Metrics, Reference, Scorer, breakdown, groups, load_systems,
@@ -46,8 +47,8 @@ class Evaluation:
 
 
 def evaluate(location: str, configs: str | None, prediction_files: list[Path], baselines: list[str], seed: int = 0,
-             pool: bool = False, progress: bool = False) -> Evaluation:
-    rows = open_rows(location)
+             pool: bool = False, progress: bool = False, split: str = DATASET_SPLIT) -> Evaluation:
+    rows = open_rows(location, split)
     chosen = rows.choose(configs)
     score_rows = read_score_rows(rows, chosen, progress)
     systems = load_systems(rows, score_rows, prediction_files, baselines, seed)
@@ -68,7 +69,9 @@ def evaluate(location: str, configs: str | None, prediction_files: list[Path], b
                 if setting not in (RCC8_SETTING, IMAGE_ONLY_SETTING, CENTRES_SETTING):
                     curves[axis][setting] = {v: sliced(i) for v, i in breakdown(score_rows, items, axis).items()}
         reports.append(GroupReport(group.name, int(group.items.size), sliced(group.items), by, curves))
-    return Evaluation(str(location), chosen, seed, {name: o.rounds for name, o in systems.items()}, reports,
+    # The benchmark is the test split: any other is named wherever the scores are shown.
+    shown = str(location) if split == DATASET_SPLIT else f"{location}, {split} split"
+    return Evaluation(shown, chosen, seed, {name: o.rounds for name, o in systems.items()}, reports,
                       paired_gaps(score_rows, chosen, systems, seed),
                       {name: o.examples for name, o in systems.items() if o.examples})
 

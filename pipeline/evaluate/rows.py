@@ -1,9 +1,12 @@
 """A benchmark's rows wherever a user has them: a built folder, a Hub snapshot, or OWNER/NAME on the Hub.
 
+One split is read at a time: `test`, the benchmark, unless another is asked for (`train` and
+`validation`, where the build has them).
+
 * A built folder (`roomspace build --out`): its manifest lists every configuration and shard; an
   unfinished build is refused.
 * A Hub snapshot (what `push` uploads: README.md and data/<config>/*.parquet, no manifest): the
-  card's YAML header lists the configurations, their files and the default one.
+  card's YAML header lists the configurations, their files per split and the default one.
 * `OWNER/NAME`: the dataset repository is fetched (or found in the local Hugging Face cache) with
   `huggingface_hub.snapshot_download`, then read as a Hub snapshot. Offline and not cached, it is
   a one-line error.
@@ -23,7 +26,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.dataset.layout import question_columns, questions
-from pipeline.dataset.manifest import MANIFEST, build_configs, read_manifest, shard_files
+from pipeline.dataset.manifest import DATASET_SPLIT, MANIFEST, build_configs, build_splits, read_manifest, shard_files
 from pipeline.errors import RoomspaceError
 
 HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
@@ -35,8 +38,9 @@ ROWS_AT_ONCE = 64  # file rows read, and question rows turned into dicts, togeth
 class BenchmarkRows:
     location: str  # as the user gave it
     configs: tuple[str, ...]  # every configuration, in card order
-    files: dict[str, tuple[Path, ...]]  # configuration -> its Parquet files, in row order
+    files: dict[str, tuple[Path, ...]]  # configuration -> its Parquet files of `split`, in row order
     default: str | None  # the configuration the card marks as default
+    split: str = DATASET_SPLIT
 
     def choose(self, configs: str | None) -> tuple[str, ...]:
         """`configs` (comma-separated names) checked against what is here; None means every one."""
@@ -83,30 +87,37 @@ class BenchmarkRows:
                 for i in table.column("id").to_pylist()}
 
 
-def open_rows(location: str | Path) -> BenchmarkRows:
-    """The benchmark at `location`: a built folder, a Hub snapshot folder, or a Hub id OWNER/NAME."""
+def open_rows(location: str | Path, split: str = DATASET_SPLIT) -> BenchmarkRows:
+    """One split of the benchmark at `location`: a built folder, a Hub snapshot folder, or a Hub id OWNER/NAME."""
     path = Path(location)
     if path.is_dir():
         if (path / MANIFEST).exists():
-            return _built(str(location), path)
+            return _built(str(location), path, split)
         if (path / CARD).exists():
-            return _snapshot(str(location), path)
+            return _snapshot(str(location), path, split)
         raise RoomspaceError(f"{location} is not a roomspace build or Hub snapshot (no {MANIFEST} or {CARD})")
     if path.exists():
         raise RoomspaceError(f"{location} is a file, not a roomspace build folder")
     if HUB_ID.fullmatch(str(location)):
-        return _snapshot(str(location), _download(str(location)))
+        return _snapshot(str(location), _download(str(location)), split)
     raise RoomspaceError(f"{location} is neither a folder nor a Hub dataset id OWNER/NAME")
 
 
-def _built(location: str, out: Path) -> BenchmarkRows:
+def _no_split(location: str, split: str, splits: Sequence[str]) -> RoomspaceError:
+    return RoomspaceError(f"{location} has no {split} split; it has {', '.join(splits)} "
+                          "(train and validation come from `roomspace build --train-rooms N --validation-rooms M`)")
+
+
+def _built(location: str, out: Path, split: str) -> BenchmarkRows:
     manifest = read_manifest(out)
+    if split not in build_splits(manifest):
+        raise _no_split(location, split, build_splits(manifest))
     configs = build_configs(manifest)
-    files = {config: tuple(shard_files(out, manifest, config)) for config in configs}
-    return BenchmarkRows(location, configs, files, configs[0] if configs else None)
+    files = {config: tuple(shard_files(out, manifest, config, split)) for config in configs}
+    return BenchmarkRows(location, configs, files, configs[0] if configs else None, split)
 
 
-def _snapshot(location: str, folder: Path) -> BenchmarkRows:
+def _snapshot(location: str, folder: Path, split: str) -> BenchmarkRows:
     import yaml  # a dependency of huggingface_hub and datasets
 
     text = (folder / CARD).read_text(encoding="utf-8")
@@ -120,13 +131,16 @@ def _snapshot(location: str, folder: Path) -> BenchmarkRows:
         raise RoomspaceError(f"{location}: its {CARD} declares no configurations (not a roomspace dataset card)")
     files = {}
     for name, entry in configs.items():
-        patterns = [part["path"] for part in entry.get("data_files", [])]
+        parts = entry.get("data_files", [])
+        patterns = [part["path"] for part in parts if part.get("split", DATASET_SPLIT) == split]
+        if not patterns:
+            raise _no_split(location, split, list(dict.fromkeys(part.get("split", DATASET_SPLIT) for part in parts)))
         found = sorted({p for pattern in patterns for p in folder.glob(pattern)})
         if not found:
             raise RoomspaceError(f"{location}: configuration {name} has no Parquet files ({', '.join(patterns)})")
         files[name] = tuple(found)
     default = next((name for name, entry in configs.items() if entry.get("default")), None)
-    return BenchmarkRows(location, tuple(configs), files, default)
+    return BenchmarkRows(location, tuple(configs), files, default, split)
 
 
 def _download(repo: str) -> Path:

@@ -9,6 +9,7 @@ it travels with the code: schemas/scene.schema.json is a generated copy for read
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -107,6 +108,12 @@ def load_scene(path: str | os.PathLike) -> Scene:
 def load_house(path: str | os.PathLike) -> dict:
     """The ProcTHOR house JSON of a scene file, validated like `load_scene`."""
     return _load_document(Path(path))[1]
+
+
+def house_sha256(path: str | os.PathLike) -> str:
+    """The sha256 of a scene file's house JSON, canonical: two files hold the same house exactly when
+    these are equal, whatever their records (seed, index) say."""
+    return hashlib.sha256(dumps(load_house(path)).encode()).hexdigest()
 
 
 def _load_document(path: Path) -> tuple[Scene, dict]:

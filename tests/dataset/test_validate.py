@@ -163,11 +163,11 @@ def test_a_missing_scene_is_sampled_elsewhere_and_a_corrupt_one_named(built, sce
 
 
 def test_the_sample_of_rooms_is_seeded_and_bounded():
-    assert sample_rooms(ROOMS, None, 0) == list(range(ROOMS))
-    drawn = sample_rooms(5000, None, 7)
-    assert len(drawn) == SAMPLE_ROOMS and drawn == sorted(set(drawn)) and drawn == sample_rooms(5000, None, 7)
-    assert sample_rooms(5000, None, 8) != drawn
-    assert len(sample_rooms(ROOMS, 2, 1)) == 2 and sample_rooms(ROOMS, 9, 1) == list(range(ROOMS))
+    assert sample_rooms(range(ROOMS), None, 0) == list(range(ROOMS))
+    drawn = sample_rooms(range(5000), None, 7)
+    assert len(drawn) == SAMPLE_ROOMS and drawn == sorted(set(drawn)) and drawn == sample_rooms(range(5000), None, 7)
+    assert sample_rooms(range(5000), None, 8) != drawn
+    assert len(sample_rooms(range(ROOMS), 2, 1)) == 2 and sample_rooms(range(ROOMS), 9, 1) == list(range(ROOMS))
 
 
 def test_the_command_prints_one_summary_line_and_a_progress_bar(built, scenes, capsys):

@@ -1,0 +1,120 @@
+"""Training targets and cognitive maps: what a model fine-tuned on a row should write (data/training.json).
+
+Both are pure functions of a dataset row (a dict as read from Parquet), like the row's prompt, so
+they are computed where they are needed (`roomspace export`) rather than stored: the test split's
+files stay as they were, and every split of every configuration kind has them alike.
+
+* `target_text`: the reasoning, then the answer line in the form pipeline.evaluate.answers reads.
+  Where the row's reasoning path decides the answer set (`path_decides`), the path alone; where it
+  does not, the path (if the story has one), the story's other facts about the objects it runs
+  through (the query pair's when there is no path: regions, wall contact, distances, shortcuts),
+  the grid's edges, and the set they leave. A YN target then says whether the asked relation is in
+  that set; an rcc8 target names the footprints' relation; a vision pair question's, the relation
+  of the two centres. In a twin row the path keeps the story's invented words and the other facts
+  are in the familiar words its glossary defines.
+* `cognitive_map`: the rasterised scene as text, the d x d grid with o_1 ... o_n numbered 1 ... n
+  in their snapped cells, in the row's view (the same picture in both views: north is the far
+  wall; only the words of its caption differ).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pipeline.data import data_json
+from pipeline.spatial.relations import DIRECTIONS, relation_words
+from pipeline.text.prompts import PAIR_KINDS, RCC8_SETTING, row_kind
+
+
+def _words() -> dict:
+    return data_json("training.json")
+
+
+def ref(name: str) -> str:
+    """How stories refer to a named object: "chair 1" (numbered) as it is, "the bed" otherwise
+    (pipeline.text.words.Phrases, whose type words a row does not carry)."""
+    return name if name.rsplit(" ", 1)[-1].isdigit() else f"the {name}"
+
+
+def capitalised(text: str) -> str:
+    return text[0].upper() + text[1:]
+
+
+def fact_text(fact: Mapping, view: str) -> str:
+    """One stated fact in the view's familiar words: "the bed is in the north-west corner"."""
+    words = _words()["target"]
+    relation = relation_words(fact["relation"], view, "phrase")
+    if fact["object"] is None:
+        return words["fact"].format(subject=ref(fact["subject"]), relation=relation)
+    return words["pair_fact"].format(subject=ref(fact["subject"]), relation=relation, object=ref(fact["object"]))
+
+
+def other_facts(row: Mapping) -> list[Mapping]:
+    """The story's facts beside the path's links that concern the objects the path runs through
+    (the query pair when the story has no path), in story order."""
+    links = [step["fact"] for step in row["path"]]
+    on_path = {row["query"]["subject"], row["query"]["object"], *(step["reached"] for step in row["path"])}
+    return [fact for fact in row["facts"] if fact not in links
+            and fact["subject"] in on_path and (fact["object"] is None or fact["object"] in on_path)]
+
+
+def conclusion(row: Mapping, prefix: str) -> str:
+    """The answer set as a sentence: "<prefix> chair 2 is south-west of or west of the counter."."""
+    words, view = _words()["target"], row["view"]
+    subject, obj = ref(row["query"]["subject"]), ref(row["query"]["object"])
+    if len(row["answer_set"]) == len(DIRECTIONS):
+        return words["any"].format(prefix=prefix, subject=subject, object=obj)
+    phrases = [relation_words(code, view, "phrase") for code in row["answer_set"]]
+    relations = phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + " or " + phrases[-1]
+    return words["so"].format(prefix=prefix, subject=subject, relations=relations, object=obj)
+
+
+def reasoning(row: Mapping) -> list[str]:
+    """The sentences before the YN verdict and the answer line."""
+    words, view = _words()["target"], row["view"]
+    kind = row_kind(row["setting"], row.get("modality"))
+    if kind == "rcc8":
+        code = row["true_relation"]
+        label = next(entry["label"] for entry in data_json("rcc8.json")["codes"] if entry["code"] == code)
+        regions = [words["floor"] if name == "room" else words["footprint"].format(name=ref(name))
+                   for name in (row["query"]["subject"], row["query"]["object"])]
+        verdict = words["rcc8_yes"] if row["candidate"] == code else words["rcc8_no"].format(code=row["candidate"])
+        return [capitalised(words["rcc8"].format(a=regions[0], b=regions[1], relation=label, code=code)), verdict]
+    if kind in PAIR_KINDS:
+        return [words["centres"].format(subject=ref(row["query"]["subject"]), object=ref(row["query"]["object"]),
+                                        relation=relation_words(row["continuous_relation"], view, "phrase"))]
+    sentences = [row["path_text"]] if row["path_text"] else []
+    if not row["path_decides"]:
+        facts = words["fact_join"].join(fact_text(fact, view) for fact in other_facts(row))
+        if facts:
+            template = words["facts"] if row["path"] else words["no_path"]
+            sentences.append(template.format(facts=facts, subject=ref(row["query"]["subject"]),
+                                             object=ref(row["query"]["object"])))
+        sentences.append(conclusion(row, words["grid"].format(d=row["d"])))
+    return sentences
+
+
+def target_text(row: Mapping) -> str:
+    """What a model should answer the row's prompt with: reasoning, then "Answer: ..." (module docstring)."""
+    words = _words()["target"]
+    sentences = reasoning(row)
+    if row["question_type"] == "YN" and row["setting"] != RCC8_SETTING:
+        verdict = words["yes"] if row["candidate"] in row["answer_set"] else words["no"]
+        sentences.append(capitalised(verdict.format(relation=relation_words(row["candidate"], row["view"], "label"))))
+    return " ".join(capitalised(s) for s in sentences) + "\n" + words["answer"].format(answer=row["answer"])
+
+
+def cognitive_map(row: Mapping) -> str:
+    """The row's rasterised scene as a text grid with a legend (module docstring); "" for a row
+    without story objects (a vision pair question)."""
+    words, d = _words()["map"], row["d"]
+    if not row["objects"]:
+        return ""
+    cells: dict[tuple[int, int], str] = {}
+    for number, obj in enumerate(row["objects"], 1):
+        cells[obj["i"], obj["j"]] = cells.get((obj["i"], obj["j"]), "") + str(number)
+    width = max(map(len, cells.values()))
+    grid = [" ".join(cells.get((i, j), words["empty"]).rjust(width) for i in range(d)) for j in reversed(range(d))]
+    legend = words["legend_join"].join(words["legend"].format(number=number, name=obj["name"])
+                                       for number, obj in enumerate(row["objects"], 1))
+    return "\n".join([words[row["view"]].format(d=d), *grid, legend])
