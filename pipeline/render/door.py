@@ -12,6 +12,11 @@ wins each pixel); face edges and silhouettes are drawn where the winning face ch
 visible prominent object carries its name (pipeline.render.labels), on its visible pixels or,
 preferably above them, with a leader to a dot on them; objects hidden (fewer than MIN_VISIBLE_PX
 pixels) are not labelled.
+
+The same renderer draws the first-person view from a pose (docs/semantics.md section 15): a
+pinhole camera at eye height over a point of the room, looking at the wall faced (N, E, S or W),
+every wall standing, its horizontal field of view wide enough to take in that wall; what the
+camera cannot see in front of it is clipped. Left in the image is the observer's left.
 """
 
 from __future__ import annotations
@@ -35,6 +40,12 @@ CAMERA_BACK = 0.7  # the south-door camera stands this many room sides behind th
 CAMERA_HEIGHT = 0.62  # ... this many room sides above the floor ...
 CAMERA_PITCH = math.radians(28)  # ... and looks north, tilted down by this much
 MIN_VISIBLE_PX = 40  # an object with fewer visible pixels than this is not labelled in the south-door view
+EYE_HEIGHT = 1.6  # m: the first-person camera's height above the floor
+POSE_PITCH = math.radians(12)  # the first-person camera looks this much below the horizon
+NEAR = 0.05  # m: the first-person camera sees nothing nearer than this in front of it
+# Horizontal (right, ahead) unit vectors (x, z) of a camera facing each wall: north is +z, east +x.
+AXES = {"N": ((1.0, 0.0), (0.0, 1.0)), "E": ((0.0, -1.0), (1.0, 0.0)), "S": ((-1.0, 0.0), (0.0, -1.0)),
+        "W": ((0.0, 1.0), (-1.0, 0.0))}
 
 
 @dataclass(frozen=True)
@@ -64,7 +75,7 @@ def elevation(scene: Scene, house: Mapping) -> Elevation:
 
 @dataclass(frozen=True)
 class Camera:
-    """A pinhole camera looking north, tilted down; pixel (col, row) is the point (col, row)."""
+    """A pinhole camera looking at a wall, tilted down; pixel (col, row) is the point (col, row)."""
 
     position: tuple[float, float, float]  # x, y, z in metres
     pitch: float  # radians below the horizon
@@ -72,14 +83,17 @@ class Camera:
     centre: tuple[float, float]  # principal point, px
     width: int
     height: int
+    facing: str = "N"  # the wall looked at; facing north, east is right
 
     def to_camera(self, points: np.ndarray) -> np.ndarray:
-        """World points (..., 3) -> camera coordinates (right, up, forward); east is right."""
+        """World points (..., 3) -> camera coordinates (right, up, forward)."""
         d = points - np.asarray(self.position)
         s, c = math.sin(self.pitch), math.cos(self.pitch)
-        right = d[..., 0]
-        up = d[..., 1] * c + d[..., 2] * s
-        forward = d[..., 2] * c - d[..., 1] * s
+        (rx, rz), (ax, az) = AXES[self.facing]
+        right = d[..., 0] * rx + d[..., 2] * rz  # facing north exactly d[..., 0]: the door view's numbers
+        ahead = d[..., 0] * ax + d[..., 2] * az
+        up = d[..., 1] * c + ahead * s
+        forward = ahead * c - d[..., 1] * s
         return np.stack([right, up, forward], axis=-1)
 
     def project(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -146,8 +160,9 @@ def _box_faces(corners: list[tuple[float, float]], bottom: float, top: float) ->
     return faces
 
 
-def _room_faces(scene: Scene, heights: Elevation) -> list[tuple[np.ndarray, np.ndarray, Surface]]:
-    """Floor, the west, north and east walls with their windows, the cut south wall and the door's threshold."""
+def _room_faces(scene: Scene, heights: Elevation, cut_south: bool = True) -> list[tuple[np.ndarray, np.ndarray, Surface]]:
+    """Floor, the west, north and east walls with their windows, and the south wall: cut down to a
+    sill with the door's threshold (the door view), or standing with its door and windows."""
     w, h = scene.side, heights.wall
     wall = colour("wall_face")
     out = []
@@ -162,15 +177,19 @@ def _room_faces(scene: Scene, heights: Elevation) -> list[tuple[np.ndarray, np.n
     quad([(w, 0, 0), (w, 0, w), (w, h, w), (w, h, 0)], (-1, 0, 0), wall)  # east, facing west
     inset = 0.01  # m: a window is drawn just inside its wall, so the z-buffer puts it in front
     planes = {"west": (0, inset, (1, 0, 0)), "north": (2, w - inset, (0, 0, -1)), "east": (0, w - inset, (-1, 0, 0))}
+    if not cut_south:
+        quad([(0, 0, 0), (0, h, 0), (w, h, 0), (w, 0, 0)], (0, 0, 1), wall)  # south, facing north
+        planes["south"] = (2, inset, (0, 0, 1))
     door_span = (0.0, 0.0)
     for opening, (low, high) in zip(scene.openings, heights.openings):
-        if opening.kind == "door":
+        if opening.kind == "door" and cut_south:
             door_span = (min(opening.start[0], opening.end[0]), max(opening.start[0], opening.end[0]))
             x0, x1 = door_span
             quad([(x0, 0.003, -WALL_THICKNESS), (x1, 0.003, -WALL_THICKNESS), (x1, 0.003, 0), (x0, 0.003, 0)],
                  (0, 1, 0), colour("door"))
         elif opening.wall in planes:  # a window on the cut-away south wall is not drawn
             axis, level, normal = planes[opening.wall]
+            fill = colour(opening.kind)
             (ax, az), (bx, bz) = opening.start, opening.end
             corners = [(ax, az), (bx, bz)]
             points = []
@@ -178,7 +197,9 @@ def _room_faces(scene: Scene, heights: Elevation) -> list[tuple[np.ndarray, np.n
                 point = [px, y, pz]
                 point[axis] = level
                 points.append(point)
-            quad(points, normal, colour("window"))
+            quad(points, normal, fill)
+    if not cut_south:
+        return out
     sill = colour("wall")
     for x0, x1 in ((0.0, door_span[0]), (door_span[1], w)):
         if x1 - x0 > 1e-6:
@@ -187,10 +208,10 @@ def _room_faces(scene: Scene, heights: Elevation) -> list[tuple[np.ndarray, np.n
     return out
 
 
-def _object_faces(scene: Scene, heights: Elevation) -> list[tuple[np.ndarray, np.ndarray, Surface]]:
+def _object_faces(scene: Scene, heights: Elevation, cut_south: bool = True) -> list[tuple[np.ndarray, np.ndarray, Surface]]:
     out = []
     for obj in scene.objects:
-        if obj.wall_hung and "south" in obj.walls:  # on the cut-away wall: a low block at its foot
+        if cut_south and obj.wall_hung and "south" in obj.walls:  # on the cut-away wall: a low block at its foot
             bottom, top = 0.0, SOUTH_SILL
         else:
             bottom = heights.bottoms[obj.id]
@@ -221,6 +242,22 @@ def south_door_camera(scene: Scene, heights: Elevation, faces: list) -> Camera:
     focal = min((width - 2 * margin) / (u.max() - u.min()), (height - 2 * margin) / (v.max() - v.min()))
     centre = (width / 2 - focal * (u.max() + u.min()) / 2, height / 2 + focal * (v.max() + v.min()) / 2)
     return Camera(position, CAMERA_PITCH, focal, centre, width, height)
+
+
+def _in_front(triangle: tuple, camera: Camera) -> list[tuple]:
+    """The triangle clipped to the part at least NEAR in front of the camera, as triangles: depth is
+    linear in space, so an edge crossing the near plane is cut where it reaches NEAR."""
+    depth = camera.to_camera(np.asarray(triangle))[:, 2]
+    if depth.min() >= NEAR:
+        return [triangle]
+    kept = []
+    for k in range(3):
+        a, b, da, db = triangle[k], triangle[(k + 1) % 3], depth[k], depth[(k + 1) % 3]
+        if da >= NEAR:
+            kept.append(a)
+        if (da >= NEAR) != (db >= NEAR):
+            kept.append(a + (b - a) * ((NEAR - da) / (db - da)))
+    return [(kept[0], kept[k], kept[k + 1]) for k in range(1, len(kept) - 1)]
 
 
 def zbuffer(triangles: np.ndarray, owners: np.ndarray, camera: Camera) -> np.ndarray:
@@ -257,12 +294,44 @@ def south_door_frame(scene: Scene, house: Mapping) -> SouthDoorFrame:
     check_drawable(scene)
     heights = elevation(scene, house)
     faces = _room_faces(scene, heights) + _object_faces(scene, heights)
-    camera = south_door_camera(scene, heights, faces)
+    return _frame(scene, faces, south_door_camera(scene, heights, faces))
+
+
+def pose_camera(scene: Scene, position: tuple[float, float], facing: str) -> Camera:
+    """The first-person camera at eye height over `position` (x, z in metres), looking at the wall
+    `facing`: its field of view takes in that wall, between 70 and 130 degrees across."""
+    layout = style()["south_door"]
+    width, height, margin = layout["width"], layout["height"], layout["margin"]
+    x, z = position
+    w = scene.side
+    ahead = {"N": w - z, "E": w - x, "S": z, "W": x}[facing]
+    across = max(x, w - x) if facing in "NS" else max(z, w - z)
+    half = min(max(math.atan2(across, max(ahead, 0.3)), math.radians(35)), math.radians(65))
+    focal = (width / 2 - margin) / math.tan(half)
+    return Camera((x, EYE_HEIGHT, z), POSE_PITCH, focal, (width / 2, height / 2), width, height, facing)
+
+
+def pose_frame(scene: Scene, house: Mapping, position: tuple[float, float], facing: str) -> SouthDoorFrame:
+    """The first-person view from `position` facing `facing`, every wall standing, rasterised with
+    exact hidden surfaces; what lies behind the camera's near plane is cut away."""
+    check_drawable(scene)
+    if facing not in AXES:
+        raise RoomspaceError(f"unknown facing {facing!r}; expected one of {', '.join(AXES)}")
+    x, z = position
+    if not (0 < x < scene.side and 0 < z < scene.side):
+        raise RoomspaceError(f"scene {scene.room_id}: the first-person camera at {position} is not inside the room")
+    heights = elevation(scene, house)
+    faces = _room_faces(scene, heights, cut_south=False) + _object_faces(scene, heights, cut_south=False)
+    return _frame(scene, faces, pose_camera(scene, position, facing))
+
+
+def _frame(scene: Scene, faces: list, camera: Camera) -> SouthDoorFrame:
     triangles, owners = [], []
     for index, (quad, _, _) in enumerate(faces):
         for k in range(1, len(quad) - 1):
-            triangles.append((quad[0], quad[k], quad[k + 1]))
-            owners.append(index)
+            for triangle in _in_front((quad[0], quad[k], quad[k + 1]), camera):
+                triangles.append(triangle)
+                owners.append(index)
     surface = zbuffer(np.asarray(triangles), np.asarray(owners), camera)
     index_of = {obj.id: k for k, obj in enumerate(scene.objects)}
     object_of_surface = np.array([index_of.get(s.owner, -1) for _, _, s in faces] + [-1], dtype=np.int32)
@@ -274,8 +343,18 @@ def south_door_image(scene: Scene, house: Mapping, names: Mapping[str, str] | No
                      ) -> tuple[Image.Image, dict[str, str], dict[str, LabelPlace]]:
     """The south-door image, the label of every visible prominent object on it ({object id: label};
     `names`, by default `label_texts`'s) and where each label lies."""
+    return _perspective_image(scene, south_door_frame(scene, house), names, "south_door")
+
+
+def pose_image(scene: Scene, house: Mapping, position: tuple[float, float], facing: str,
+               names: Mapping[str, str] | None = None) -> tuple[Image.Image, dict[str, str], dict[str, LabelPlace]]:
+    """The first-person image from `position` facing `facing`, labelled as the south-door image is."""
+    return _perspective_image(scene, pose_frame(scene, house, position, facing), names, f"pose {position} {facing}")
+
+
+def _perspective_image(scene: Scene, frame: SouthDoorFrame, names: Mapping[str, str] | None,
+                       what: str) -> tuple[Image.Image, dict[str, str], dict[str, LabelPlace]]:
     texts = label_texts(scene, names)
-    frame = south_door_frame(scene, house)
     palette = np.array([colour("background"), *(s.colour for s in frame.surfaces)], dtype=np.uint8)
     ids = frame.surface_of_pixel
     pixels = palette[ids + 1]
@@ -305,10 +384,16 @@ def south_door_image(scene: Scene, house: Mapping, names: Mapping[str, str] | No
         above = [(col, top[k] - step / 2 - 6 - j * step) for j in range(6)]
         below = [(col, row + j * step) for j in range(1, 4)]
         requests.append(LabelRequest(obj.id, texts[obj.id], k, dot_on(owner, k, (col, row)), ((col, row), *above, *below)))
-    places = place_labels(draw, requests, owner, layout["font_px"], f"scene {scene.room_id} south_door")
+    places = place_labels(draw, requests, owner, layout["font_px"], f"scene {scene.room_id} {what}")
     return image, {i: texts[i] for i in places}, places
 
 
 def south_door_png(scene: Scene, house: Mapping, names: Mapping[str, str] | None = None) -> bytes:
     image, labels, places = south_door_image(scene, house, names)
     return png_bytes(image, offline_key("south_door"), labels, places)
+
+
+def pose_png(scene: Scene, house: Mapping, position: tuple[float, float], facing: str,
+             names: Mapping[str, str] | None = None) -> bytes:
+    image, labels, places = pose_image(scene, house, position, facing, names)
+    return png_bytes(image, offline_key(f"pose {position[0]:.3f},{position[1]:.3f} {facing}"), labels, places)
