@@ -1,4 +1,4 @@
-"""Publishing a built folder to the Hugging Face Hub: every configuration and the card, nothing else."""
+"""Publishing a built folder to the Hugging Face Hub: every configuration and split and the card, nothing else."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from huggingface_hub import HfApi, get_token
 
-from pipeline.dataset.manifest import build_configs, read_manifest, shard_files
+from pipeline.dataset.manifest import build_configs, build_splits, read_manifest, shard_files
 from pipeline.dataset.validate import check_build
 from pipeline.errors import RoomspaceError
 
@@ -18,8 +18,8 @@ def upload_plan(out: Path) -> list[str]:
     `validate` checks but re-deriving rows), is refused with the check's message."""
     manifest = read_manifest(out)
     check_build(out, manifest)
-    shards = [str(path.relative_to(out)) for config in build_configs(manifest)
-              for path in shard_files(out, manifest, config)]
+    shards = [str(path.relative_to(out)) for config in build_configs(manifest) for split in build_splits(manifest)
+              for path in shard_files(out, manifest, config, split)]
     return sorted(["README.md", *shards])
 
 

@@ -14,6 +14,7 @@ from huggingface_hub import DatasetCard
 from pipeline.cli import main
 from pipeline.dataset import build as build_module
 from pipeline.dataset.build import SPLIT_FIRST_ROOM, BuildPlan, build, check_houses
+from pipeline.dataset.hub import upload_plan
 from pipeline.dataset.manifest import read_manifest
 from pipeline.dataset.validate import validate
 from pipeline.errors import RoomspaceError
@@ -99,6 +100,12 @@ def test_validate_checks_every_split(built, own_scenes):
     report = validate(built, scenes=own_scenes)
     assert report.rooms == report.rederived == sum(SPLIT_ROOMS.values())
     assert report.shards == len(SPLIT_ROOMS)
+
+
+def test_push_sends_every_split(built):
+    files = [path.relative_to(built).as_posix() for path in sorted((built / "data").rglob("*.parquet"))]
+    assert upload_plan(built) == sorted(["README.md", *files])
+    assert {name.split("/")[-1].split("-")[0] for name in files} == set(SPLIT_ROOMS)
 
 
 def test_readers_pick_a_split_and_name_a_missing_one(built, own_scenes, tmp_path):
