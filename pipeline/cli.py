@@ -49,7 +49,8 @@ def cmd_build(args: argparse.Namespace) -> None:
     plan = BuildPlan(name=args.out.name, seed=args.seed, rooms=args.rooms, configs=parse_configs(args.configs),
                      shard_rooms=args.shard_rooms, vision=parse_configs(args.vision) if args.vision else (),
                      twins=parse_configs(args.twins) if args.twins else (), train_rooms=args.train_rooms,
-                     validation_rooms=args.validation_rooms)
+                     validation_rooms=args.validation_rooms,
+                     agents=parse_configs(args.agents) if args.agents else ())
     report = build(plan, scenes_dir=args.scenes, out=args.out, workers=args.workers, progress=not args.quiet,
                    scheduler=dask_scheduler(args))
     rows = ", ".join(f"{name}: {count}" for name, count in report.rows.items())
@@ -221,6 +222,9 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--twins", metavar="CONFIGS",
                        help="base configurations that also get a twin_<base> configuration: the same items with "
                             "invented object and relation words (defined in each story), e.g. n5_m4_d144")
+    build.add_argument("--agents", metavar="CONFIGS",
+                       help="base configurations that also get an agent_<base> configuration: stories and "
+                            "questions told from an observer facing a wall, e.g. n5_m4_d144")
     build.add_argument("--train-rooms", type=positive_int, default=0, metavar="N",
                        help="also build a train split of N rooms, other houses than the test rooms (default: none)")
     build.add_argument("--validation-rooms", type=positive_int, default=0, metavar="M",

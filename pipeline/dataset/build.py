@@ -26,7 +26,7 @@ from pipeline import __version__
 from pipeline.dataset.card import dataset_card, merge, room_stats
 from pipeline.dataset.manifest import (DATASET_SPLIT, MANIFEST, SPLITS, TRAINING_SPLITS, key_split,
                                        read_manifest, shard_files, shard_key, shard_path, write_manifest)
-from pipeline.dataset.rows import ItemRow, arrow_schema, check_row, items_table, read_rows, write_parquet
+from pipeline.dataset.rows import ItemRow, agents_table, arrow_schema, check_row, items_table, read_rows, write_parquet
 from pipeline.dataset.vision import story_labels, vision_config_name, vision_questions, vision_rows
 from pipeline.errors import RoomspaceError
 from pipeline.files import (check_folder_path, file_sha256, folder_lock, remove_stale_temporaries, writable_folder,
@@ -37,6 +37,7 @@ from pipeline.scene.scene_file import house_sha256, load_house, scene_path
 from pipeline.scene.scene_folder import ensure_scene
 from pipeline.text.configs import Config
 from pipeline.text.items import RoomItems
+from pipeline.text.agents import agent_config_name, agent_items
 from pipeline.text.twins import twin_config_name, twin_items
 
 SHARD_ROOMS = 100  # rooms per shard: the unit of atomic output and of resumption
@@ -72,6 +73,7 @@ class BuildPlan:
     twins: tuple[Config, ...] = ()  # base configurations that also get a name-swapped twin_<base> configuration
     train_rooms: int = 0
     validation_rooms: int = 0
+    agents: tuple[Config, ...] = ()  # base configurations that also get an agent_<base> configuration
 
     def identity(self) -> dict:
         """What makes two builds the same build: a folder holding another identity is refused. The
@@ -100,19 +102,20 @@ class BuildPlan:
     def outputs(self) -> list[str]:
         """Every configuration the build writes, in card order."""
         return ([c.name for c in self.configs] + [vision_config_name(c.name) for c in self.vision]
-                + [twin_config_name(c.name) for c in self.twins])
+                + [twin_config_name(c.name) for c in self.twins] + [agent_config_name(c.name) for c in self.agents])
 
     @classmethod
     def from_identity(cls, identity: dict) -> BuildPlan:
         """The plan whose `identity()` this is (a manifest's); an output name that is no configuration
         is a RoomspaceError."""
-        kinds: dict[str, list[Config]] = {"": [], vision_config_name(""): [], twin_config_name(""): []}
+        kinds: dict[str, list[Config]] = {"": [], vision_config_name(""): [], twin_config_name(""): [],
+                                          agent_config_name(""): []}
         for name in identity["configs"]:
             prefix = next((p for p in kinds if p and name.startswith(p)), "")
             kinds[prefix].append(Config.parse(name.removeprefix(prefix)))
-        base, vision, twins = (tuple(configs) for configs in kinds.values())
+        base, vision, twins, agents = (tuple(configs) for configs in kinds.values())
         return cls(identity["name"], identity["seed"], identity["rooms"], base, identity["shard_rooms"], vision, twins,
-                   identity.get("train_rooms", 0), identity.get("validation_rooms", 0))
+                   identity.get("train_rooms", 0), identity.get("validation_rooms", 0), agents)
 
 
 @dataclass
@@ -137,7 +140,7 @@ class RoomResult:
 
 
 def room_job(seed: int, index: int, scenes_dir: Path, configs: tuple[Config, ...],
-             vision: tuple[Config, ...] = (), twins: tuple[Config, ...] = ()) -> RoomResult:
+             vision: tuple[Config, ...] = (), twins: tuple[Config, ...] = (), agents: tuple[Config, ...] = ()) -> RoomResult:
     """Everything one room contributes: its scene (sampled if missing), then its rows per configuration."""
     start = time.perf_counter()
     scene = ensure_scene(scenes_dir, seed, index)
@@ -145,7 +148,7 @@ def room_job(seed: int, index: int, scenes_dir: Path, configs: tuple[Config, ...
     room = RoomItems(scene)
     # Configurations with more described pairs first: the checker then answers those with fewer
     # (subsets of their facts) from the solutions already found.
-    items = {config: room(config) for config in sorted(dict.fromkeys(configs + vision + twins), key=lambda c: -c.m)}
+    items = {config: room(config) for config in sorted(dict.fromkeys(configs + vision + twins + agents), key=lambda c: -c.m)}
     texts = {config.name: items[config] for config in configs}
     texts.update({twin_config_name(config.name): twin_items(items[config]) for config in twins})
     text_table = items_table([item for config_items in texts.values() for item in config_items])
@@ -159,6 +162,10 @@ def room_job(seed: int, index: int, scenes_dir: Path, configs: tuple[Config, ...
             image_rows = vision_rows(scene, items[config], images)
             rows[name] = vision_questions(image_rows)
             vision_tables[name] = pa.Table.from_pylist(image_rows, schema=arrow_schema(name))
+    for config in agents:
+        name = agent_config_name(config.name)
+        vision_tables[name] = agents_table(agent_items(scene, items[config]), name)
+        rows[name] = vision_tables[name].to_pylist()
     stats = {}
     for name, config_rows in rows.items():
         for row in config_rows:
@@ -250,7 +257,8 @@ def _write_shards(plan: BuildPlan, scenes_dir: Path, out: Path, manifest: dict, 
     """Every shard not yet written, in order; tasks are made as workers take them, not up front."""
     parts = plan.parts()
     todo = [part for part in parts if not shard_done(out, manifest, part.key)] if plan.rooms else []
-    tasks = ((plan.seed, k, scenes_dir, plan.configs, plan.vision, plan.twins) for part in todo for k in part.rooms)
+    tasks = ((plan.seed, k, scenes_dir, plan.configs, plan.vision, plan.twins, plan.agents) for part in todo
+             for k in part.rooms)
     owner = ((part, k) for part in todo for k in part.rooms)  # results come back in task order
     pending: dict[str, list[RoomResult]] = {}
     total = sum(len(part.rooms) for part in parts)

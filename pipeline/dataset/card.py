@@ -46,6 +46,14 @@ def room_stats(rows: list[dict], room_type: str, skipped: bool) -> dict:
                 _count(asked.setdefault("answers", {}), row["true_relation"])
             else:
                 asked["Yes" if row["candidate"] in row["answer_set"] else "No"] += 1
+        if row.get("frame_changes") is not None:  # an agent row: counted by kind and by the angle it turns
+            asked = stats.setdefault("agent_kinds", {}).setdefault(row["kind"], {"FR": 0, "Yes": 0, "No": 0, "sizes": 0})
+            if row["question_type"] == "FR":
+                asked["FR"] += 1
+                asked["sizes"] += row["answer_set_size"]
+            else:
+                asked["Yes" if row["candidate"] in row["answer_set"] else "No"] += 1
+            _count(stats.setdefault("frame_angles", {}), f"{row['frame_changes']} changes, {row['frame_angle']} degrees")
         setting = stats["settings"].setdefault(row["setting"], {"rows": 0, "yes": 0, "no": 0, "sizes": {}})
         setting["rows"] += 1
         if row["question_type"] == "YN":
@@ -101,6 +109,19 @@ def images_note(stats: dict) -> str:
     return f" questions, in {stats['images']} file rows (one per image)" if "images" in stats else ""
 
 
+def agent_lines(stats: dict) -> str:
+    """An agent configuration's rows by kind (story frame, frame changes) and by the angle turned."""
+    if "agent_kinds" not in stats:
+        return ""
+    lines = [f"- agent rows by frame changes and angle between the story's facing and the question's: "
+             f"{', '.join(f'{k}: {v}' for k, v in sorted(stats['frame_angles'].items()))}",
+             "", "| kind | FR | mean FR answer-set size | YN Yes | YN No |", "|---|---|---|---|---|"]
+    for kind, asked in stats["agent_kinds"].items():
+        mean = f"{asked['sizes'] / asked['FR']:.2f}" if asked["FR"] else "-"
+        lines.append(f"| {kind} | {asked['FR']} | {mean} | {asked['Yes']} | {asked['No']} |")
+    return "\n".join(lines) + "\n\n"
+
+
 def pair_lines(stats: dict) -> str:
     """A vision configuration's pair questions, each asked as image, text and image+text: per view and answer."""
     if "pair_questions" not in stats:
@@ -133,7 +154,7 @@ def statistics_section(stats_by_config: dict[str, dict]) -> str:
             f"- footprint topology (per room, every pair and each object with the room): "
             f"{_counts(stats.get('topology', {}), RCC8)}\n"
             f"- rcc8 questions by the asked pair's relation: {_counts(asked, RCC8)}\n"
-            f"{pair_lines(stats)}\n"
+            f"{pair_lines(stats)}{agent_lines(stats)}\n"
             f"{settings_table(stats)}\n"
         )
     return "\n".join(parts)

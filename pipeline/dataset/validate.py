@@ -247,7 +247,7 @@ def rederive(out: Path, manifest: dict, scenes: Path, rooms: list[int], report: 
                 # room_job samples a missing scene into the folder it is given: never the user's
                 present = scene_path(scenes, seed, index).exists()
                 result = room_job(seed, index, scenes if present else Path(sampled), plan.configs, plan.vision,
-                                  plan.twins)
+                                  plan.twins, plan.agents)
                 for name in names:
                     table = tables[name]
                     stored = table_questions(table.filter(pc.equal(table["room_index"], index))).to_pylist()

@@ -107,7 +107,7 @@ def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
                  *(Fact(names[k], direction(cells[names[k]], cells[AGENT]), AGENT) for k in about_you))
     wording = data_json("agents.json")
     yes, no = data_json("templates.json")["yes_no"]
-    out = []
+    slots = []  # per setting and kind: what its FR and YN questions share, and its question's draws
     for setting in SETTINGS:
         told = by_key[setting, TOP_DOWN, "FR"]
         for kind in KINDS:
@@ -136,8 +136,8 @@ def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
             subject, reference = query
             path = tuple(_turned_step(step, facing) for step in reasoning_path(story_facts, subject, reference))
             common = dict(
-                _fields(told), id="", config=config, view=OBSERVER, setting=setting, facts=story_facts,
-                story=story, answer_set=answer, answer_set_size=len(answer),
+                _fields(told), id=f"{scene.room_id}-{config}-{setting}-{kind}", config=config, view=OBSERVER,
+                setting=setting, facts=story_facts, story=story, answer_set=answer, answer_set_size=len(answer),
                 true_relation=seen_facing(direction(cells[subject], cells[reference]), facing),
                 continuous_relation=seen_facing(direction_of_points(centres[subject], centres[reference]), facing),
                 query=Query(subject, reference), path=path,
@@ -149,18 +149,23 @@ def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
                 frame_changes=FRAME_CHANGES[kind],
                 frame_angle=facing_between(story_pose.facing if story_pose else "N", facing),
             )
-            pool = answer if asked.random() < 0.5 or len(answer) == len(DIRECTIONS) else \
-                tuple(c for c in DIRECTIONS if c not in answer)
-            candidate = asked.choice(pool)
-            fr_text, yn_text = _questions(kind, wording, query, question_pose, story_pose, said, candidate, asked)
-            labels = tuple(relation_words(code, OBSERVER, "label") for code in DIRECTIONS)
-            prefix = f"{scene.room_id}-{config}-{setting}-{kind}"
-            out.append(AgentItem(**{**common, "id": f"{prefix}-FR", "question_type": "FR", "question": fr_text,
-                                    "options": labels, "candidate": None,
-                                    "answer": ", ".join(relation_words(c, OBSERVER, "label") for c in answer)}))
-            out.append(AgentItem(**{**common, "id": f"{prefix}-YN", "question_type": "YN", "question": yn_text,
-                                    "options": (yes, no), "candidate": candidate,
-                                    "answer": yes if candidate in answer else no}))
+            slots.append((common, asked))
+    # As many No as Yes per room where answer sets allow: one that is all nine relations can only be Yes.
+    open_slots = [k for k, (common, _) in enumerate(slots) if len(common["answer_set"]) < len(DIRECTIONS)]
+    ask_no = set(rng.sample(open_slots, min(len(slots) // 2, len(open_slots))))
+    labels = tuple(relation_words(code, OBSERVER, "label") for code in DIRECTIONS)
+    out = []
+    for k, (common, asked) in enumerate(slots):
+        answer = common["answer_set"]
+        candidate = asked.choice(tuple(c for c in DIRECTIONS if c not in answer) if k in ask_no else answer)
+        fr_text, yn_text = _questions(common["kind"], wording, common["query"].pair, common["question_pose"],
+                                      common["story_pose"], said, candidate, asked)
+        out.append(AgentItem(**{**common, "id": f"{common['id']}-FR", "question_type": "FR", "question": fr_text,
+                                "options": labels, "candidate": None,
+                                "answer": ", ".join(relation_words(c, OBSERVER, "label") for c in answer)}))
+        out.append(AgentItem(**{**common, "id": f"{common['id']}-YN", "question_type": "YN", "question": yn_text,
+                                "options": (yes, no), "candidate": candidate,
+                                "answer": yes if candidate in answer else no}))
     return tuple(out)
 
 

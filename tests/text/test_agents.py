@@ -133,3 +133,10 @@ def test_same_room_same_rows(rooms):
     scene, items, rows = rooms[0]
     assert agent_items(scene, items) == rows
     assert set(DIRECTIONS) >= {c for r in rows for c in r.answer_set}
+
+
+def test_yes_and_no_are_balanced_per_room_as_far_as_answer_sets_allow(rooms):
+    for _, _, rows in rooms:
+        yn = [r for r in rows if r.question_type == "YN"]
+        could_be_no = sum(len(r.answer_set) < len(DIRECTIONS) for r in yn)
+        assert sum(r.answer == "No" for r in yn) == min(len(yn) // 2, could_be_no)

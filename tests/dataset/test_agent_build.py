@@ -1,0 +1,69 @@
+"""The agent configuration through every command: build, validate, prompts, score, and a Hub-shaped copy."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import SCENE_SEED
+from tamper import copy_build, find_row, only, rewrite_rows
+
+from pipeline.cli import main
+from pipeline.dataset.build import BuildPlan, build
+from pipeline.dataset.manifest import read_manifest, shard_path
+from pipeline.dataset.validate import validate
+from pipeline.errors import RoomspaceError
+from pipeline.evaluate.report import evaluate
+from pipeline.evaluate.rows import open_rows
+from pipeline.text.configs import parse_configs
+
+BASE = "n4_m3_d81"
+AGENTS = f"agent_{BASE}"
+
+
+@pytest.fixture(scope="module")
+def built(scenes, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("agents") / "roomspace-agents"
+    configs = parse_configs(BASE)
+    build(BuildPlan(out.name, SCENE_SEED, 3, configs, agents=configs), scenes, out, workers=1, progress=False)
+    return out
+
+
+def test_the_build_writes_the_agent_configuration_beside_its_base(built, scenes, tmp_path):
+    plain = tmp_path / "roomspace-agents"
+    build(BuildPlan(plain.name, SCENE_SEED, 3, parse_configs(BASE)), scenes, plain, workers=1, progress=False)
+    assert read_manifest(built)["identity"]["configs"] == [BASE, AGENTS]
+    path = shard_path(BASE, 0)
+    assert (built / path).read_bytes() == (plain / path).read_bytes()  # the base configuration is untouched
+    rows = list(open_rows(built).rows([AGENTS]))
+    assert rows and {r["kind"] for r in rows} == {"plan", "door", "agent", "agent_moved"}
+    assert "### agent_n4_m3_d81" in (built / "README.md").read_text() and "| agent_moved |" in (built / "README.md").read_text()
+
+
+def test_validate_rederives_agent_rows_and_names_an_edit(built, scenes, tmp_path):
+    report = validate(built, scenes=scenes)
+    assert report.rederived == 3
+    copy = copy_build(built, tmp_path)
+    path = shard_path(AGENTS, 0)
+    row = find_row(copy, path, lambda r: r["kind"] == "door" and r["question_type"] == "FR")
+    rewrite_rows(copy, path, only(row["id"], frame_angle=(row["frame_angle"] + 90) % 270))
+    with pytest.raises(RoomspaceError, match=f"row {row['id']}: frame_angle is"):
+        validate(copy, scenes=scenes)
+
+
+def test_prompts_and_the_checker_score_through_the_commands_and_a_hub_copy(built, tmp_path, capsys):
+    assert main(["prompts", str(built), "--config", AGENTS]) == 0
+    prompts = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    rows = {r["id"]: r for r in open_rows(built).rows([AGENTS])}
+    assert [p["id"] for p in prompts] == list(rows)
+    assert all(p["prompt"] == rows[p["id"]]["prompt"] for p in prompts)
+
+    (group,) = evaluate(str(built), AGENTS, [], ["checker"]).groups
+    assert group.overall.systems["checker"].fr_exact.value == group.overall.systems["checker"].yn_accuracy.value == 1
+    assert set(group.by["frame_changes"]) == {0, 1, 2} and set(group.by["frame_angle"]) <= {0, 90, 180}
+    assert set(group.by["story_view"]) == {"top_down", "north_facing", "agent"}
+
+    snapshot = tmp_path / "snapshot"  # what `push` uploads: the card and data/
+    shutil.copytree(built / "data", snapshot / "data")
+    shutil.copy(built / "README.md", snapshot)
+    assert list(open_rows(snapshot).rows([AGENTS])) == list(rows.values())
