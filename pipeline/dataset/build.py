@@ -16,7 +16,7 @@ from __future__ import annotations
 import shutil
 import time
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, chain
 from pathlib import Path
 
 import pyarrow as pa
@@ -131,12 +131,49 @@ class RoomResult:
     scene_seconds: float
     item_seconds: float
 
+    def table(self, name: str) -> pa.Table:
+        """One output's rows: a vision table, or a slice of `texts` (made here, not in the worker: a
+        slice is sent with its whole table)."""
+        if name in self.vision_tables:
+            return self.vision_tables[name]
+        starts = dict(zip(self.text_rows, accumulate(self.text_rows.values(), initial=0)))
+        return self.texts.slice(starts[name], self.text_rows[name])
+
     @property
     def tables(self) -> dict[str, pa.Table]:
-        """Every output's rows (slices of `texts` are made here, not in the worker: a slice is sent with its whole table)."""
-        starts = accumulate(self.text_rows.values(), initial=0)
-        texts = {name: self.texts.slice(start, rows) for (name, rows), start in zip(self.text_rows.items(), starts)}
-        return {**texts, **self.vision_tables}
+        return {name: self.table(name) for name in [*self.text_rows, *self.vision_tables]}
+
+
+@dataclass
+class SpilledRoom:
+    """A room's result in the main process, its text rows on disk until its shard is written: a
+    shard of the sweep's rooms held whole (about 16 MB of rows each) takes gigabytes. The file is
+    Arrow IPC, a text output's rows its own record batches, read back alone."""
+
+    index: int
+    path: Path
+    batches: dict[str, range]  # the record batches of each text output
+    vision_tables: dict[str, pa.Table]
+    stats: dict[str, dict]
+
+    @classmethod
+    def of(cls, result: RoomResult, path: Path) -> SpilledRoom:
+        batches, written = {}, 0
+        with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, result.texts.schema) as writer:
+            for name in result.text_rows:
+                parts = result.table(name).to_batches()
+                for batch in parts:
+                    writer.write_batch(batch)
+                batches[name] = range(written, written + len(parts))
+                written += len(parts)
+        return cls(result.index, path, batches, result.vision_tables, result.stats)
+
+    def table(self, name: str) -> pa.Table:
+        if name in self.vision_tables:
+            return self.vision_tables[name]
+        with pa.OSFile(str(self.path)) as source:
+            reader = pa.ipc.open_file(source)
+            return pa.Table.from_batches([reader.get_batch(k) for k in self.batches[name]], schema=reader.schema)
 
 
 def room_job(seed: int, index: int, scenes_dir: Path, configs: tuple[Config, ...],
@@ -260,24 +297,29 @@ def _write_shards(plan: BuildPlan, scenes_dir: Path, out: Path, manifest: dict, 
     tasks = ((plan.seed, k, scenes_dir, plan.configs, plan.vision, plan.twins, plan.agents) for part in todo
              for k in part.rooms)
     owner = ((part, k) for part in todo for k in part.rooms)  # results come back in task order
-    pending: dict[str, list[RoomResult]] = {}
+    pending: dict[str, list[SpilledRoom]] = {}
     total = sum(len(part.rooms) for part in parts)
     with tqdm(total=total, initial=total - sum(len(part.rooms) for part in todo), unit="room", desc=plan.name,
               disable=not progress, smoothing=0.1) as bar:
         try:
             for result in ordered_map(_room_job, tasks, workers, scheduler):
                 part, _ = next(owner)
-                pending.setdefault(part.key, []).append(result)
+                pending.setdefault(part.key, []).append(SpilledRoom.of(result, out / f".room-{result.index}.tmp"))
                 report.rooms_built += 1
                 report.scene_seconds += result.scene_seconds
                 report.item_seconds += result.item_seconds
                 bar.update()
                 if len(pending[part.key]) == len(part.rooms):
-                    manifest["shards"][part.key] = write_shard(out, plan, part, pending.pop(part.key))
+                    manifest["shards"][part.key] = write_shard(out, plan, part, pending[part.key])
                     write_manifest(out, manifest)
+                    for room in pending.pop(part.key):
+                        room.path.unlink()
         except KeyboardInterrupt as stop:
             stop.kept = f"{len(manifest['shards'])} of {len(parts)} shards are kept in {out}"
             raise
+        finally:
+            for room in chain.from_iterable(pending.values()):
+                room.path.unlink(missing_ok=True)
 
 
 def _nothing_kept(out: Path) -> bool:
@@ -337,10 +379,10 @@ def check_houses(scenes_dir: Path, plan: BuildPlan) -> dict:
     return {"houses": dict(plan.split_rooms), "distinct": len(owner)}
 
 
-def write_shard(out: Path, plan: BuildPlan, part: Part, results: list[RoomResult]) -> dict:
+def write_shard(out: Path, plan: BuildPlan, part: Part, results: list[SpilledRoom]) -> dict:
     files, stats = {}, {}
     for name in plan.outputs:
-        table = pa.concat_tables([result.tables[name] for result in results]).combine_chunks()
+        table = pa.concat_tables([result.table(name) for result in results]).combine_chunks()
         path = shard_path(name, part.shard, part.split)
         files[path] = {"sha256": write_parquet(table, out / path), "rows": table.num_rows}
         stats[name] = {}
