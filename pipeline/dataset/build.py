@@ -126,22 +126,22 @@ class RoomResult:
     index: int
     texts: pa.Table
     text_rows: dict[str, int]  # each text output's number of rows, in the order of `texts`
-    vision_tables: dict[str, pa.Table]
+    own_tables: dict[str, pa.Table]  # the outputs whose rows have a schema of their own: vision and agent ones
     stats: dict[str, dict]
     scene_seconds: float
     item_seconds: float
 
     def table(self, name: str) -> pa.Table:
-        """One output's rows: a vision table, or a slice of `texts` (made here, not in the worker: a
+        """One output's rows: its own table, or a slice of `texts` (made here, not in the worker: a
         slice is sent with its whole table)."""
-        if name in self.vision_tables:
-            return self.vision_tables[name]
+        if name in self.own_tables:
+            return self.own_tables[name]
         starts = dict(zip(self.text_rows, accumulate(self.text_rows.values(), initial=0)))
         return self.texts.slice(starts[name], self.text_rows[name])
 
     @property
     def tables(self) -> dict[str, pa.Table]:
-        return {name: self.table(name) for name in [*self.text_rows, *self.vision_tables]}
+        return {name: self.table(name) for name in [*self.text_rows, *self.own_tables]}
 
 
 @dataclass
@@ -153,7 +153,7 @@ class SpilledRoom:
     index: int
     path: Path
     batches: dict[str, range]  # the record batches of each text output
-    vision_tables: dict[str, pa.Table]
+    own_tables: dict[str, pa.Table]
     stats: dict[str, dict]
 
     @classmethod
@@ -166,11 +166,11 @@ class SpilledRoom:
                     writer.write_batch(batch)
                 batches[name] = range(written, written + len(parts))
                 written += len(parts)
-        return cls(result.index, path, batches, result.vision_tables, result.stats)
+        return cls(result.index, path, batches, result.own_tables, result.stats)
 
     def table(self, name: str) -> pa.Table:
-        if name in self.vision_tables:
-            return self.vision_tables[name]
+        if name in self.own_tables:
+            return self.own_tables[name]
         with pa.OSFile(str(self.path)) as source:
             reader = pa.ipc.open_file(source)
             return pa.Table.from_batches([reader.get_batch(k) for k in self.batches[name]], schema=reader.schema)
@@ -190,7 +190,7 @@ def room_job(seed: int, index: int, scenes_dir: Path, configs: tuple[Config, ...
     texts.update({twin_config_name(config.name): twin_items(items[config]) for config in twins})
     text_table = items_table([item for config_items in texts.values() for item in config_items])
     rows = {name: [ItemRow(item) for item in config_items] for name, config_items in texts.items()}
-    vision_tables = {}
+    own_tables = {}
     if vision:
         house = load_house(scene_path(scenes_dir, seed, index))
         for config in vision:
@@ -198,17 +198,17 @@ def room_job(seed: int, index: int, scenes_dir: Path, configs: tuple[Config, ...
             images = offline_images(scene, house, names=story_labels(scene, items[config])) if items[config] else {}
             image_rows = vision_rows(scene, items[config], images)
             rows[name] = vision_questions(image_rows)
-            vision_tables[name] = pa.Table.from_pylist(image_rows, schema=arrow_schema(name))
+            own_tables[name] = pa.Table.from_pylist(image_rows, schema=arrow_schema(name))
     for config in agents:
         name = agent_config_name(config.name)
-        vision_tables[name] = agents_table(agent_items(scene, items[config]), name)
-        rows[name] = vision_tables[name].to_pylist()
+        own_tables[name] = agents_table(agent_items(scene, items[config]), name)
+        rows[name] = own_tables[name].to_pylist()
     stats = {}
     for name, config_rows in rows.items():
         for row in config_rows:
             check_row(row)
         stats[name] = room_stats(config_rows, scene.room_type, skipped=not config_rows)
-    return RoomResult(index, text_table, {name: len(config_items) for name, config_items in texts.items()}, vision_tables,
+    return RoomResult(index, text_table, {name: len(config_items) for name, config_items in texts.items()}, own_tables,
                       stats, sampled - start, time.perf_counter() - sampled)
 
 
