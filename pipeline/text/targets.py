@@ -14,7 +14,9 @@ files stay as they were, and every split of every configuration kind has them al
   are in the familiar words its glossary defines.
 * `cognitive_map`: the rasterised scene as text, the d x d grid with o_1 ... o_n numbered 1 ... n
   in their snapped cells, in the row's view (the same picture in both views: north is the far
-  wall; only the words of its caption differ).
+  wall; only the words of its caption differ). An agent row's answer is in the frame of the
+  observer its question poses (pipeline.spatial.frames): its map is turned so that the wall faced
+  is at the top, and its other facts are said in that frame, as its path and answer are.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from pipeline.data import data_json
+from pipeline.spatial.frames import quarters, seen_facing, turn_cell
 from pipeline.spatial.relations import DIRECTIONS, relation_words
 from pipeline.text.prompts import PAIR_KINDS, RCC8_SETTING, row_kind
 
@@ -36,24 +39,32 @@ def ref(name: str) -> str:
     return name if name.rsplit(" ", 1)[-1].isdigit() else f"the {name}"
 
 
+def facing(row: Mapping) -> str:
+    """The wall faced by the observer the row's question poses: north unless it is an agent row."""
+    return (row.get("question_pose") or {}).get("facing", "N")
+
+
 def capitalised(text: str) -> str:
     return text[0].upper() + text[1:]
 
 
-def fact_text(fact: Mapping, view: str) -> str:
-    """One stated fact in the view's familiar words: "the bed is in the north-west corner"."""
+def fact_text(fact: Mapping, view: str, facing_: str = "N") -> str:
+    """One stated fact (in plan codes) in the view's familiar words, as an observer facing `facing_`
+    says it: "the bed is in the north-west corner"."""
     words = _words()["target"]
-    relation = relation_words(fact["relation"], view, "phrase")
+    relation = relation_words(seen_facing(fact["relation"], facing_), view, "phrase")
     if fact["object"] is None:
         return words["fact"].format(subject=ref(fact["subject"]), relation=relation)
     return words["pair_fact"].format(subject=ref(fact["subject"]), relation=relation, object=ref(fact["object"]))
 
 
 def other_facts(row: Mapping) -> list[Mapping]:
-    """The story's facts beside the path's links that concern the objects the path runs through
-    (the query pair when the story has no path), in story order."""
+    """The story's facts beside the path's links that concern the story objects the path runs through
+    (the query pair when the story has no path), in story order. An agent story's facts about its
+    observer are left out: the map and the target speak of the story's objects."""
     links = [step["fact"] for step in row["path"]]
     on_path = {row["query"]["subject"], row["query"]["object"], *(step["reached"] for step in row["path"])}
+    on_path &= {obj["name"] for obj in row["objects"]}
     return [fact for fact in row["facts"] if fact not in links
             and fact["subject"] in on_path and (fact["object"] is None or fact["object"] in on_path)]
 
@@ -85,7 +96,7 @@ def reasoning(row: Mapping) -> list[str]:
                                         relation=relation_words(row["continuous_relation"], view, "phrase"))]
     sentences = [row["path_text"]] if row["path_text"] else []
     if not row["path_decides"]:
-        facts = words["fact_join"].join(fact_text(fact, view) for fact in other_facts(row))
+        facts = words["fact_join"].join(fact_text(fact, view, facing(row)) for fact in other_facts(row))
         if facts:
             template = words["facts"] if row["path"] else words["no_path"]
             sentences.append(template.format(facts=facts, subject=ref(row["query"]["subject"]),
@@ -110,11 +121,15 @@ def cognitive_map(row: Mapping) -> str:
     words, d = _words()["map"], row["d"]
     if not row["objects"]:
         return ""
+    turns = -quarters(facing(row))  # the wall faced goes to the top, as seen_facing turns the codes
     cells: dict[tuple[int, int], str] = {}
     for number, obj in enumerate(row["objects"], 1):
-        cells[obj["i"], obj["j"]] = cells.get((obj["i"], obj["j"]), "") + str(number)
+        cell = turn_cell((obj["i"], obj["j"]), turns, d)
+        cells[cell] = cells.get(cell, "") + str(number)
     width = max(map(len, cells.values()))
     grid = [" ".join(cells.get((i, j), words["empty"]).rjust(width) for i in range(d)) for j in reversed(range(d))]
     legend = words["legend_join"].join(words["legend"].format(number=number, name=obj["name"])
                                        for number, obj in enumerate(row["objects"], 1))
-    return "\n".join([words[row["view"]].format(d=d), *grid, legend])
+    pose = row.get("question_pose")
+    caption = words["observer"].format(d=d, wall=words["walls"][pose["facing"]]) if pose else words[row["view"]].format(d=d)
+    return "\n".join([caption, *grid, legend])

@@ -26,13 +26,13 @@ from pipeline.scene.scene_file import house_sha256, scene_path
 from pipeline.text.configs import parse_configs
 
 BASE = "n3_m2_d81"
-KINDS = (BASE, f"vision_{BASE}", f"twin_{BASE}")
+KINDS = (BASE, f"vision_{BASE}", f"twin_{BASE}", f"agent_{BASE}")
 SPLIT_ROOMS = {"train": 2, "validation": 1, "test": 2}
 
 
 def plan(name: str, training: bool) -> BuildPlan:
     configs = parse_configs(BASE)
-    return BuildPlan(name, SCENE_SEED, SPLIT_ROOMS["test"], configs, vision=configs, twins=configs,
+    return BuildPlan(name, SCENE_SEED, SPLIT_ROOMS["test"], configs, vision=configs, twins=configs, agents=configs,
                      train_rooms=SPLIT_ROOMS["train"] if training else 0,
                      validation_rooms=SPLIT_ROOMS["validation"] if training else 0)
 

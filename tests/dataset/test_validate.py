@@ -118,7 +118,7 @@ def extra_unlisted_shard(out: Path) -> str:
 def card_count_edited(out: Path) -> str:
     rows = read_manifest(out)["shards"]["0"]["files"][shard_path(f"twin_{BASE}", 0)]["rows"] * 2
     edited = edit_card_count(out, f"twin_{BASE}", +1)
-    return re.escape(f"README.md: twin_{BASE} has num_examples {edited} in the card, {rows} rows in the manifest")
+    return re.escape(f"README.md: twin_{BASE} has num_examples {edited} in its test split in the card, {rows} rows in the manifest")
 
 
 def checksum_mismatch(out: Path) -> str:

@@ -3,9 +3,10 @@
 import pytest
 from handmade import handmade_scene
 
-from pipeline.dataset.rows import items_table
+from pipeline.dataset.rows import agents_table, items_table
 from pipeline.evaluate.answers import parse_answer
 from pipeline.spatial.relations import DIRECTIONS, direction
+from pipeline.text.agents import agent_items
 from pipeline.text.configs import Config
 from pipeline.text.items import RCC8_SETTING, room_items
 from pipeline.text.targets import cognitive_map, target_text
@@ -16,13 +17,14 @@ CONFIGS = (Config(3, 2, 9), Config(5, 4, 12), Config(5, 7, 12), Config(6, 8, 9))
 
 @pytest.fixture(scope="module")
 def rows() -> list[dict]:
-    """Rows of several rooms and configurations, their twins too, as read from Parquet."""
-    items = []
+    """Rows of several rooms and configurations, their twins and agent rows too, as read from Parquet."""
+    items, agents = [], []
     for index in range(6):
         for config in CONFIGS:
             made = room_items(handmade_scene(index), config)
             items.extend(made + twin_items(made))
-    return items_table(items).to_pylist()
+            agents.extend(agents_table(agent_items(handmade_scene(index), made), f"agent_{config.name}").to_pylist())
+    return items_table(items).to_pylist() + agents
 
 
 def test_every_target_parses_back_to_its_rows_answer(rows):
@@ -64,14 +66,18 @@ def map_cells(text: str, d: int) -> dict[int, tuple[int, int]]:
 def test_the_map_gives_back_every_objects_cell_and_the_true_relation(rows):
     for row in rows:
         cells = map_cells(cognitive_map(row), row["d"])
-        assert cells == {k: (o["i"], o["j"]) for k, o in enumerate(row["objects"], 1)}
+        if "question_pose" not in row:  # an agent row's map is turned to its observer
+            assert cells == {k: (o["i"], o["j"]) for k, o in enumerate(row["objects"], 1)}
         if row["setting"] != RCC8_SETTING:
-            assert direction(cells[1], cells[row["n"]]) == row["true_relation"], row["id"]
+            number = {o["name"]: k for k, o in enumerate(row["objects"], 1)}  # the query is o_1, o_n but in agent rows
+            asked = cells[number[row["query"]["subject"]]], cells[number[row["query"]["object"]]]
+            assert direction(*asked) == row["true_relation"], row["id"]
             assert row["true_relation"] in DIRECTIONS
 
 
 def test_the_map_names_its_view_and_its_objects(rows):
-    for row in rows[:80]:
+    for row in rows:
         text = cognitive_map(row)
         assert ("north at the top" in text) == (row["view"] == "top_down")
+        assert ("as seen facing the" in text) == ("question_pose" in row)
         assert text.split("\n")[-1] == ", ".join(f"{k} = {o['name']}" for k, o in enumerate(row["objects"], 1))
