@@ -21,7 +21,7 @@ from pipeline.dataset.vision import PAIRS_PER_VIEW, VISIBLE_OFFSET, story_labels
 from pipeline.errors import RoomspaceError
 from pipeline.render.job import offline_images
 from pipeline.render.png import image_labels
-from pipeline.spatial.relations import DIRECTIONS, direction_of_points
+from pipeline.spatial.relations import direction_of_points
 from pipeline.text.configs import Config
 from pipeline.text.items import room_items
 from pipeline.text.prompts import PAIR_MODALITIES

@@ -6,13 +6,12 @@ for the same answers."""
 import base64
 import json
 import shutil
-import threading
 import zlib
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from conftest import SCENE_SEED
+from loopback import LoopbackChat, completion
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessageUser, ContentImage, ContentText, ModelOutput, ModelUsage, get_model
@@ -211,38 +210,21 @@ class OpenAICompatibleServer:
 
     def __init__(self, mock: MockAnswers) -> None:
         self.requests: list[dict] = []
-        server = self
+        self.mock = mock
+        self.loopback = LoopbackChat(self.respond)
+        self.base_url = f"{self.loopback.root}/v1"
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 (the http.server name)
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append(body)
-                (message,) = body["messages"]
-                content = message["content"]
-                if isinstance(content, str):
-                    key = (content, None)
-                else:
-                    image, text = content
-                    key = (text["text"], base64.b64decode(image["image_url"]["url"].removeprefix(DATA_URI)))
-                item_id, metadata = mock.items[key]
-                output = answer(item_id, metadata)
-                finish = "length" if output.stop_reason == "max_tokens" else "stop"
-                choice = {"index": 0, "finish_reason": finish,
-                          "message": {"role": "assistant", "content": output.completion}}
-                payload = json.dumps({"id": item_id, "object": "chat.completion", "created": 0, "model": body["model"],
-                                      "choices": [choice]}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+    def respond(self, path: str, body: dict) -> tuple[int, dict]:
+        self.requests.append(body)
+        (message,) = body["messages"]
+        content = message["content"]
+        if isinstance(content, str):
+            key = (content, None)
+        else:
+            image, text = content
+            key = (text["text"], base64.b64decode(image["image_url"]["url"].removeprefix(DATA_URI)))
+        output = answer(*self.mock.items[key])
+        return 200, completion(body, output.completion, "length" if output.stop_reason == "max_tokens" else "stop")
 
 
 def test_the_readme_command_against_an_openai_compatible_server(small, tmp_path, monkeypatch):
@@ -256,8 +238,7 @@ def test_the_readme_command_against_an_openai_compatible_server(small, tmp_path,
         (log,) = inspect_eval(TASK_NAME, task_args={"source": str(small), "config": VISION},
                               model="openai-api/local/served-model", log_dir=str(tmp_path / "logs"), display="none")
     finally:
-        server.httpd.shutdown()
-        server.httpd.server_close()
+        server.loopback.close()
     assert log.status == "success", log.error
     rows = list(open_rows(small).rows([VISION]))
     assert len(server.requests) == len(rows) and {r["model"] for r in server.requests} == {"served-model"}

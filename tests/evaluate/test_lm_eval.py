@@ -9,11 +9,11 @@ predictions file and scored by the project's own report, and the two must agree.
 import json
 import threading
 import zlib
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from conftest import SCENE_SEED
+from loopback import LoopbackChat, completion
 
 from pipeline.dataset.build import BuildPlan, build
 from pipeline.errors import RoomspaceError
@@ -57,26 +57,8 @@ class StubChatServer:
         self.answers: dict[str, str] = {}  # prompt -> the answer given
         self.unknown: list[str] = []  # prompts that are no row's
         self.lock = threading.Lock()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 (the http.server name)
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                status, reply = server.respond(self.path, body)
-                payload = json.dumps(reply).encode("utf-8")
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1/chat/completions"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
+        self.loopback = LoopbackChat(self.respond)
+        self.url = f"{self.loopback.root}/v1/chat/completions"
 
     def respond(self, path: str, body: dict) -> tuple[int, dict]:
         if path != "/v1/chat/completions":
@@ -89,13 +71,10 @@ class StubChatServer:
                 self.unknown.append(prompt)
                 return 400, {"error": {"message": "not a prompt of this benchmark"}}
             answer = self.answers.setdefault(prompt, right_wrong_or_unparseable(row))
-        choice = {"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}
-        return 200, {"id": "stub", "object": "chat.completion", "model": body["model"], "choices": [choice]}
+        return 200, completion(body, answer)
 
     def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join()
+        self.loopback.close()
 
 
 @pytest.fixture(scope="module")
