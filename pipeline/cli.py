@@ -287,8 +287,9 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--maps", action="store_true",
                         help="start each target with the row's cognitive map (the d x d grid with the story's objects)")
     export.add_argument("--balance", type=int, metavar="SEED",
-                        help="keep a seeded draw of the rows with every FR answer-set size and both YN answers "
-                             "equally frequent per configuration and setting (training splits only)")
+                        help="keep a seeded draw of the rows in which, per configuration and setting, each FR "
+                             "answer-set size and each YN answer has at most the median one's count (training "
+                             "splits only)")
     export.set_defaults(run=cmd_export)
 
     score = commands.add_parser("score", help="score predictions or baselines by consistency with the stories")

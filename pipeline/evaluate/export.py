@@ -6,9 +6,12 @@ the row's reasoning target (pipeline.text.targets), optionally after its cogniti
 reason"). TRL's SFT trainer and OpenAI-style fine-tuning read the lines as they are.
 
 `balanced_ids` draws, with a seed, the rows of a training split to keep so that per configuration
-and setting every FR answer-set size and both YN answers are equally frequent: each stratum (a
-setting's FR questions of one answer-set size, or its YN questions of one answer) keeps as many
-rows as the setting's smallest stratum of that question type. The test split is never drawn from.
+and setting no FR answer-set size and neither YN answer dominates: each stratum (a setting's FR
+questions of one answer-set size, or its YN questions of one answer) keeps at most as many rows as
+the median stratum of that setting and question type (the lower median), the smaller strata
+whole. Yes and No (two strata) come out exactly even; FR sizes as even as the rare sizes allow
+without cutting the common ones down to them (an o2_d3_layout size can have 2 rows in 2000).
+The test split is never drawn from.
 """
 
 from __future__ import annotations
@@ -51,9 +54,10 @@ def balanced_ids(rows: BenchmarkRows, config: str, seed: int) -> set[str]:
             strata.setdefault(stratum(row), []).append(row["id"])
     kept: set[str] = set()
     for key in sorted(strata, key=str):
-        setting, question_type, _ = key
-        size = min(len(ids) for other, ids in strata.items() if other[:2] == (setting, question_type))
-        kept.update(Random(derive_seed(seed, "balance", config, *map(str, key))).sample(strata[key], size))
+        counts = sorted(len(ids) for other, ids in strata.items() if other[:2] == key[:2])
+        cap = counts[(len(counts) - 1) // 2]
+        kept.update(Random(derive_seed(seed, "balance", config, *map(str, key))).sample(strata[key],
+                                                                                      min(cap, len(strata[key]))))
     return kept
 
 

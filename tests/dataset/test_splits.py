@@ -141,13 +141,18 @@ def test_the_chat_export_of_each_kind_ends_in_a_parsable_target(built, config):
 
 
 @pytest.mark.parametrize("config", KINDS)
-def test_the_balanced_draw_evens_each_setting_and_spares_the_test_split(built, config):
+def test_the_balanced_draw_caps_each_stratum_at_the_median_and_spares_the_test_split(built, config):
     rows = open_rows(built, "train")
     kept = balanced_ids(rows, config, seed=3)
     assert kept == balanced_ids(rows, config, seed=3)
+    every = Counter(stratum(row) for row in rows.rows([config]))
     counts = Counter(stratum(row) for row in rows.rows([config]) if row["id"] in kept)
-    for (setting, question_type, _), count in counts.items():
-        assert all(c == count for (s, q, _), c in counts.items() if (s, q) == (setting, question_type))
+    assert set(counts) == set(every)  # no answer-set size or answer is dropped
+    for key, count in every.items():
+        same = sorted(c for other, c in every.items() if other[:2] == key[:2])
+        assert counts[key] == min(count, same[(len(same) - 1) // 2])
+        if key[1] == "YN":
+            assert len({counts[other] for other in every if other[:2] == key[:2]}) == 1
     with pytest.raises(RoomspaceError, match="training rows only"):
         balanced_ids(open_rows(built), config, seed=3)
 
