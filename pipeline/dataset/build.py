@@ -27,11 +27,13 @@ from pipeline.dataset.card import dataset_card, merge, room_stats
 from pipeline.dataset.manifest import (DATASET_SPLIT, MANIFEST, SPLITS, TRAINING_SPLITS, key_split,
                                        read_manifest, shard_files, shard_key, shard_path, write_manifest)
 from pipeline.dataset.rows import ItemRow, agents_table, arrow_schema, check_row, items_table, read_rows, write_parquet
-from pipeline.dataset.vision import story_labels, vision_config_name, vision_questions, vision_rows
+from pipeline.dataset.vision import (agent_vision_rows, story_labels, vision_agent_config_name, vision_config_name,
+                                     vision_questions, vision_rows)
 from pipeline.errors import RoomspaceError
 from pipeline.files import (check_folder_path, file_sha256, folder_lock, remove_stale_temporaries, writable_folder,
                             write_atomic)
 from pipeline.parallel import ordered_map
+from pipeline.render.door import pose_png
 from pipeline.render.job import offline_images
 from pipeline.scene.scene_file import house_sha256, load_house, scene_path
 from pipeline.scene.scene_folder import ensure_scene
@@ -102,18 +104,19 @@ class BuildPlan:
     def outputs(self) -> list[str]:
         """Every configuration the build writes, in card order."""
         return ([c.name for c in self.configs] + [vision_config_name(c.name) for c in self.vision]
-                + [twin_config_name(c.name) for c in self.twins] + [agent_config_name(c.name) for c in self.agents])
+                + [twin_config_name(c.name) for c in self.twins] + [agent_config_name(c.name) for c in self.agents]
+                + [vision_agent_config_name(c.name) for c in self.agents if c in self.vision])
 
     @classmethod
     def from_identity(cls, identity: dict) -> BuildPlan:
         """The plan whose `identity()` this is (a manifest's); an output name that is no configuration
         is a RoomspaceError."""
         kinds: dict[str, list[Config]] = {"": [], vision_config_name(""): [], twin_config_name(""): [],
-                                          agent_config_name(""): []}
+                                          agent_config_name(""): [], vision_agent_config_name(""): []}
         for name in identity["configs"]:
-            prefix = next((p for p in kinds if p and name.startswith(p)), "")
+            prefix = max((p for p in kinds if name.startswith(p)), key=len)
             kinds[prefix].append(Config.parse(name.removeprefix(prefix)))
-        base, vision, twins, agents = (tuple(configs) for configs in kinds.values())
+        base, vision, twins, agents, _ = (tuple(configs) for configs in kinds.values())  # the last: implied
         return cls(identity["name"], identity["seed"], identity["rooms"], base, identity["shard_rooms"], vision, twins,
                    identity.get("train_rooms", 0), identity.get("validation_rooms", 0), agents)
 
@@ -191,18 +194,27 @@ def room_job(seed: int, index: int, scenes_dir: Path, configs: tuple[Config, ...
     text_table = items_table([item for config_items in texts.values() for item in config_items])
     rows = {name: [ItemRow(item) for item in config_items] for name, config_items in texts.items()}
     own_tables = {}
-    if vision:
-        house = load_house(scene_path(scenes_dir, seed, index))
-        for config in vision:
-            name = vision_config_name(config.name)
-            images = offline_images(scene, house, names=story_labels(scene, items[config])) if items[config] else {}
-            image_rows = vision_rows(scene, items[config], images)
-            rows[name] = vision_questions(image_rows)
-            own_tables[name] = pa.Table.from_pylist(image_rows, schema=arrow_schema(name))
+    house = load_house(scene_path(scenes_dir, seed, index)) if vision else None
+    images = {config: offline_images(scene, house, names=story_labels(scene, items[config]))
+              for config in vision if items[config]}
+    for config in vision:
+        name = vision_config_name(config.name)
+        image_rows = vision_rows(scene, items[config], images.get(config, {}))
+        rows[name] = vision_questions(image_rows)
+        own_tables[name] = pa.Table.from_pylist(image_rows, schema=arrow_schema(name))
     for config in agents:
         name = agent_config_name(config.name)
-        own_tables[name] = agents_table(agent_items(scene, items[config]), name)
+        agent_rows = agent_items(scene, items[config])
+        own_tables[name] = agents_table(agent_rows, name)
         rows[name] = own_tables[name].to_pylist()
+        if config in images:  # a base with vision and agent rows also gets agent rows with their images
+            name = vision_agent_config_name(config.name)
+            observer = next(row.story_pose for row in agent_rows if row.kind == "agent")
+            first_person = pose_png(scene, house, observer.point(scene.side, config.d), observer.facing,
+                                    story_labels(scene, items[config]))
+            image_rows = agent_vision_rows(scene, agent_rows, {**images[config], "first_person": first_person})
+            rows[name] = vision_questions(image_rows)
+            own_tables[name] = pa.Table.from_pylist(image_rows, schema=arrow_schema(name))
     stats = {}
     for name, config_rows in rows.items():
         for row in config_rows:

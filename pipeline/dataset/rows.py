@@ -32,17 +32,28 @@ from pipeline.typed_json import json_schema_of, to_json, unwrap
 
 SCALARS = {str: "string", int: "int64", float: "float64", bool: "bool"}
 VISION_PREFIX = "vision_"
+VISION_AGENT_PREFIX = f"{VISION_PREFIX}{AGENT_PREFIX}"  # vision_agent_<base>: agent rows with their images
 
 
 @dataclass(frozen=True)
-class VisionItem(Item):
-    """A question of a vision configuration: an Item asked with its image, or about it without it."""
+class Pictured:
+    """What a question of a vision configuration adds to its row: how it goes with its image."""
 
     # "image+story" (answered from the story), or a pair question asked as "image", "text" (the
     # centres in metres, the image not sent) or "image+text" (pipeline.dataset.vision)
     modality: str
-    pair: int | None  # a pair question's number in its room and view: its three modalities share it
-    image_name: str  # "top_down" or "south_door": OUT/<room_id>/<image_name>.png
+    pair: int | None  # a pair question's number in its room and view: its modalities share it
+    image_name: str  # "top_down", "south_door" or "first_person"
+
+
+@dataclass(frozen=True)
+class VisionItem(Pictured, Item):  # Pictured first: its fields come after the Item's
+    """A question of a vision configuration: an Item asked with its image, or about it without it."""
+
+
+@dataclass(frozen=True)
+class AgentVisionItem(Pictured, AgentItem):
+    """A question of a vision_agent configuration: an agent row asked with the image of its story's frame."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +73,13 @@ class VisionImage:
     items: tuple[VisionItem, ...]
 
 
+@dataclass(frozen=True)
+class AgentImage(VisionImage):
+    """One row of a vision_agent configuration: an image and the agent questions asked with it."""
+
+    items: tuple[AgentVisionItem, ...]
+
+
 def feature_of(annotation: object):
     kind, _ = unwrap(annotation)
     if dataclasses.is_dataclass(kind):
@@ -72,15 +90,17 @@ def feature_of(annotation: object):
     return Value(SCALARS[kind])
 
 
-def _vision_features() -> Features:
-    hints = typing.get_type_hints(VisionImage)
+def _image_row_features(record: type) -> Features:
+    """The features of a row of images (VisionImage, AgentImage): the PNG as `datasets.Image()`."""
+    hints = typing.get_type_hints(record)
     return Features({f.name: ImageFeature() if f.name == "image" else feature_of(hints[f.name])
-                     for f in dataclasses.fields(VisionImage)})
+                     for f in dataclasses.fields(record)})
 
 
 FEATURES = Features(feature_of(Item))
 AGENT_FEATURES = Features(feature_of(AgentItem))
-VISION_FEATURES = _vision_features()
+VISION_FEATURES = _image_row_features(VisionImage)
+AGENT_VISION_FEATURES = _image_row_features(AgentImage)
 ROW_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": "roomspace.row",
@@ -250,16 +270,14 @@ def check_row(row: Mapping) -> None:
 
 
 def to_vision_row(row: VisionImage) -> dict:
-    """The row dict for VISION_FEATURES: plain lists, the image as {"bytes", "path"}."""
-    questions = [{**plain, "modality": item.modality, "pair": item.pair, "image_name": item.image_name}
-                 for item, plain in zip(row.items, items_table(row.items).to_pylist())]
-    return {"id": row.id, "room_id": row.room_id, "room_index": row.room_index, "config": row.config,
-            "image_name": row.image_name, "image": {"bytes": row.image, "path": f"{row.room_id}/{row.image_name}.png"},
-            "items": questions}
+    """The row dict of an image row (VisionImage, AgentImage): plain lists, the image as {"bytes", "path"}."""
+    return {**to_json(row), "image": {"bytes": row.image, "path": f"{row.room_id}/{row.image_name}.png"}}
 
 
 def features_of_config(config: str) -> Features:
-    """A configuration's features: the row's, or for vision_<base> and agent_<base> their rows'."""
+    """A configuration's features: the row's, or for vision_<base>, agent_<base> and vision_agent_<base> their rows'."""
+    if config.startswith(VISION_AGENT_PREFIX):
+        return AGENT_VISION_FEATURES
     if config.startswith(VISION_PREFIX):
         return VISION_FEATURES
     return AGENT_FEATURES if config.startswith(AGENT_PREFIX) else FEATURES

@@ -35,19 +35,23 @@ from random import Random
 
 from pipeline.data import data_json
 from pipeline.dataset.layout import IMAGE, IMAGELESS, QUESTIONS
-from pipeline.dataset.rows import VISION_PREFIX, VisionImage, VisionItem, to_vision_row
+from pipeline.dataset.rows import (VISION_AGENT_PREFIX, VISION_PREFIX, AgentImage, AgentVisionItem, VisionImage, VisionItem,
+                                   to_vision_row)
 from pipeline.errors import RoomspaceError
 from pipeline.render.png import IMAGES, image_labels
 from pipeline.scene.records import Scene, SceneObject
 from pipeline.seeding import derive_seed
+from pipeline.spatial.frames import OBSERVER, seen_facing
 from pipeline.spatial.relations import DIRECTIONS, direction_of_points, relation_words
 from pipeline.spatial.topology import ROOM
+from pipeline.text.agents import AGENT_PREFIX, AgentItem, Pose, observer_frame
 from pipeline.text.items import Item, Query
-from pipeline.text.prompts import CENTRES_SETTING, IMAGE_ONLY_SETTING, PAIR_MODALITIES
+from pipeline.text.prompts import AGENT_VIEW, CENTRES_SETTING, IMAGE_ONLY_SETTING, PAIR_MODALITIES
 from pipeline.text.stories import tell_centres
 from pipeline.text.words import Phrases, object_labels, sentence, type_words
 
 IMAGE_OF_VIEW = {"top_down": "top_down", "north_facing": "south_door"}
+IMAGE_OF_STORY = {**IMAGE_OF_VIEW, AGENT_VIEW: "first_person"}  # an agent row's story frame: its image
 VISIBLE_OFFSET = 0.2  # m: centres closer than this on an axis (but not equal) make no image question
 SAME_AXIS = 1e-6  # m: relations.direction_of_points counts offsets this small as equal
 PAIRS_PER_VIEW = 4  # clear pairs asked per room and view, at most
@@ -105,9 +109,9 @@ def vision_questions(rows: Sequence[dict]) -> list[dict]:
             for row in rows for question in row[QUESTIONS]]
 
 
-def _fields(item: Item) -> dict:
-    """The fields an Item is made from (its prompt is made from them again)."""
-    return {f.name: getattr(item, f.name) for f in dataclasses.fields(Item) if f.init}
+def _fields(item: Item, record: type = Item) -> dict:
+    """The fields `record` (Item or one made from it) is made from; its prompt is made from them again."""
+    return {f.name: getattr(item, f.name) for f in dataclasses.fields(record) if f.init}
 
 
 def _scene_object(scene: Scene, story_object) -> SceneObject:
@@ -123,15 +127,22 @@ def _clear(a: SceneObject, b: SceneObject) -> bool:
     return all(d <= SAME_AXIS or d >= VISIBLE_OFFSET for d in offsets) and max(offsets) >= VISIBLE_OFFSET
 
 
+def _draw_pairs(shown: Sequence[SceneObject], rng: Random) -> tuple[list[tuple[SceneObject, SceneObject]], set[int]]:
+    """Up to PAIRS_PER_VIEW clear pairs, each in a drawn order, and which of them a YN question asks
+    truly: half, an odd count's extra by lot."""
+    pairs = [pair for pair in combinations(shown, 2) if _clear(*pair)]
+    chosen = [pair if rng.random() < 0.5 else pair[::-1] for pair in rng.sample(pairs, min(PAIRS_PER_VIEW, len(pairs)))]
+    yes = set(rng.sample(range(len(chosen)), (len(chosen) + rng.randrange(2)) // 2)) if chosen else set()
+    return chosen, yes
+
+
 def _pair_questions(scene: Scene, item: Item, config: str, view: str, image_name: str,
                     shown: Sequence[SceneObject], labels: Mapping[str, str]) -> list[VisionItem]:
     """FR and YN questions about up to PAIRS_PER_VIEW clear pairs, each asked in every modality."""
     rng = Random(derive_seed(scene.room_id, config, "image", view))
-    pairs = [pair for pair in combinations(shown, 2) if _clear(*pair)]
-    chosen = [pair if rng.random() < 0.5 else pair[::-1] for pair in rng.sample(pairs, min(PAIRS_PER_VIEW, len(pairs)))]
+    chosen, yes = _draw_pairs(shown, rng)
     if not chosen:
         return []
-    yes = set(rng.sample(range(len(chosen)), (len(chosen) + rng.randrange(2)) // 2))  # an odd count's extra by lot
     names = [labels[o.id] for o in shown]
     phrases = Phrases(names, [type_words(o.type) for o in shown])
     centres = {labels[o.id]: (round(o.x, 2), round(o.z, 2)) for o in shown}
@@ -170,4 +181,79 @@ def _pair_questions(scene: Scene, item: Item, config: str, view: str, image_name
             out.append(VisionItem(**{
                 **asked, "id": f"{prefix}-YN", "question_type": "YN", "question": yn_question, "candidate": candidate,
                 "options": (yes_word, no_word), "answer": yes_word if candidate == truth else no_word}))
+    return out
+
+
+def vision_agent_config_name(base: str) -> str:
+    return f"{VISION_AGENT_PREFIX}{base}"
+
+
+def agent_vision_rows(scene: Scene, rows: Sequence[AgentItem], images: Mapping[str, bytes]) -> list[dict]:
+    """The vision_agent rows of one room, one per image (`AgentImage`): each agent row with the image
+    of its story's frame (the plan, the door view, or the first-person view from the story's
+    observer), then pair questions on the first-person image, answered by the relation of the
+    centres as the observer sees it.
+
+    `rows` are the room's agent rows of one configuration (agents.agent_items), `images` its
+    renders by name, labelled with `story_labels` ("first_person" from the observer's `Pose.point`).
+    """
+    if not rows:
+        return []
+    missing = [name for name in IMAGE_OF_STORY.values() if name not in images]
+    if missing:
+        raise RoomspaceError(f"room {scene.room_id}: no {', '.join(missing)} image for its vision_agent rows")
+    config = vision_agent_config_name(rows[0].config.removeprefix(AGENT_PREFIX))
+    labels = {name: image_labels(images[name]) for name in IMAGE_OF_STORY.values()}
+    asked: dict[str, list[AgentVisionItem]] = {name: [] for name in IMAGE_OF_STORY.values()}
+    for row in rows:
+        name = IMAGE_OF_STORY[row.story_view]
+        if labels[name] is not None and not set(row.query.pair) <= set(labels[name].values()):
+            continue  # the image hides a queried object: no question about it with this image
+        asked[name].append(AgentVisionItem(**{**_fields(row, AgentItem), "config": config,
+                                              "id": row.id.replace(row.config, config)},
+                                           modality="image+story", pair=None, image_name=name))
+    observer = next(row.story_pose for row in rows if row.kind == "agent")
+    shown_labels = labels["first_person"]
+    if shown_labels is not None:
+        shown = [o for o in scene.prominent if o.id in shown_labels]
+        asked["first_person"].extend(_seen_pair_questions(scene, rows[0], config, observer, shown, shown_labels))
+    return [to_vision_row(AgentImage(f"{scene.room_id}-{config}-{name}", scene.room_id, scene.index, config, name,
+                                     images[name], tuple(questions)))
+            for name, questions in asked.items() if questions]
+
+
+def _seen_pair_questions(scene: Scene, row: AgentItem, config: str, observer: Pose, shown: Sequence[SceneObject],
+                         labels: Mapping[str, str]) -> list[AgentVisionItem]:
+    """FR and YN questions about clear pairs of the first-person image, in the observer's words."""
+    rng = Random(derive_seed(scene.room_id, config, "image", "first_person"))
+    chosen, yes = _draw_pairs(shown, rng)
+    names = [labels[o.id] for o in shown]
+    phrases = Phrases(names, [type_words(o.type) for o in shown])
+    seen = data_json("agents.json")["seen"]
+    yes_word, no_word = data_json("templates.json")["yes_no"]
+    common = dict(
+        _fields(row, AgentItem), config=config, setting=IMAGE_ONLY_SETTING, story=observer_frame(observer, rng), facts=(),
+        answer_set_size=1, hops=0, objects=(), topology=(), path=(), path_text="", path_decides=False,
+        tightness=0.0, layout_decides=False, story_order=tuple(names), kind="agent", story_view=AGENT_VIEW,
+        story_pose=observer, question_pose=observer, frame_changes=0, frame_angle=0,
+        modality="image", image_name="first_person",
+    )
+    labels_seen = tuple(relation_words(c, OBSERVER, "label") for c in DIRECTIONS)
+    out = []
+    for k, (a, b) in enumerate(chosen):
+        truth = seen_facing(direction_of_points((a.x, a.z), (b.x, b.z)), observer.facing)
+        subject, obj = phrases.ref(labels[a.id]), phrases.ref(labels[b.id])
+        candidate = truth if k in yes else rng.choice([c for c in DIRECTIONS if c != truth])
+        pair = dict(common, answer_set=(truth,), true_relation=truth, continuous_relation=truth, pair=k,
+                    query=Query(labels[a.id], labels[b.id]))
+        prefix = f"{scene.room_id}-{config}-{IMAGE_ONLY_SETTING}-first_person-p{k}"
+        out.append(AgentVisionItem(**{
+            **pair, "id": f"{prefix}-FR", "question_type": "FR", "candidate": None, "options": labels_seen,
+            "question": sentence(rng.choice(seen["FR"]).format(a=subject, b=obj)),
+            "answer": relation_words(truth, OBSERVER, "label")}))
+        out.append(AgentVisionItem(**{
+            **pair, "id": f"{prefix}-YN", "question_type": "YN", "candidate": candidate, "options": (yes_word, no_word),
+            "question": sentence(rng.choice(seen["YN"]).format(a=subject, b=obj,
+                                                               relation=relation_words(candidate, OBSERVER, "phrase"))),
+            "answer": yes_word if candidate == truth else no_word}))
     return out

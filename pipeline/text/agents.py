@@ -63,6 +63,10 @@ class Pose:
     j: int
     facing: str  # N, E, S or W: the wall faced
 
+    def point(self, side: float, d: int) -> tuple[float, float]:
+        """The centre of the cell stood in, in metres (x east, z north): where a first-person camera stands."""
+        return ((self.i + 0.5) * side / d, (self.j + 0.5) * side / d)
+
 
 @dataclass(frozen=True)
 class AgentItem(Item):
@@ -79,8 +83,8 @@ class AgentItem(Item):
         object.__setattr__(self, "prompt", prompt_text(
             DEFAULT_STYLE, story=self.story, question=self.question, options=self.options,
             question_type=self.question_type, setting=self.setting, view=self.view, d=self.d,
-            relations=(fact.relation for fact in self.facts), story_view=self.story_view,
-            moved=self.frame_changes > 0))
+            relations=(fact.relation for fact in self.facts), modality=getattr(self, "modality", None),
+            story_view=self.story_view, moved=self.frame_changes > 0))
 
 
 def agent_config_name(base: str) -> str:
@@ -198,15 +202,19 @@ def _word(obj: StoryObject) -> str:
     return head if tail.isdigit() else obj.name
 
 
+def observer_frame(observer: Pose, rng: Random) -> str:
+    """The sentence that places you, by your region in your own words, facing one of the walls."""
+    place = relation_words(seen_facing(observer.region, observer.facing), OBSERVER, "phrase")
+    return sentence(rng.choice(data_json("agents.json")["frame"]).format(place=place))
+
+
 def _egocentric_story(scene: Scene, item: Item, facts: tuple[Fact, ...], you_facts: tuple[Fact, ...],
                       observer: Pose, names: list[str], rng: Random) -> str:
     """The setting's facts and the facts about you, every one in your words; your region in the frame sentence."""
     wording = _observer_wording(item, observer.facing)
-    place = wording.words(observer.region, AGENT_VIEW, "phrase")
-    frame = sentence(rng.choice(data_json("agents.json")["frame"]).format(place=place))
     return " ".join(filter(None, [
         opening(scene.room_type, scene.side, rng),
-        frame,
+        observer_frame(observer, rng),
         objects_sentence(item.story_order, wording, rng),
         *unary_sentences(facts, item.story_order, wording, AGENT_VIEW, rng),
         *binary_sentences(facts + you_facts[1:], wording, AGENT_VIEW, rng),

@@ -26,7 +26,7 @@ from pipeline.scene.scene_file import house_sha256, scene_path
 from pipeline.text.configs import parse_configs
 
 BASE = "n3_m2_d81"
-KINDS = (BASE, f"vision_{BASE}", f"twin_{BASE}", f"agent_{BASE}")
+KINDS = (BASE, f"vision_{BASE}", f"twin_{BASE}", f"agent_{BASE}", f"vision_agent_{BASE}")
 SPLIT_ROOMS = {"train": 2, "validation": 1, "test": 2}
 
 
