@@ -80,27 +80,31 @@ class Answers:
     def __init__(self, variables: Sequence[str], query: tuple[str, str], d: int) -> None:
         self.variables, self.query, self.d = tuple(variables), (query[0], query[1]), d
         self._known: dict[frozenset[Constraint], frozenset[str]] = {}
+        self._last: list[frozenset[Constraint]] = []  # the fact sets of the last batch
 
     def answer_sets(self, fact_sets: Mapping[K, Iterable[Fact]]) -> dict[K, frozenset[str]]:
-        """The answers of several fact sets (a configuration's settings), asked in the order that
+        """The answers of a batch of fact sets (a configuration's settings), asked in the order that
         bounds them best: those the axes decide alone (no TPP, no distance) first, then the
-        others from the most facts down."""
+        others from the most facts down. The bounds are sought in this batch and the last one
+        only (the build asks a configuration just after the one with a pair more): comparing
+        with every set known cost more than the solving it saved."""
         checked = {key: _checked(facts, self.variables, self.query, self.d) for key, facts in fact_sets.items()}
-        order = sorted(checked, key=lambda key: (_coupled(checked[key]), -len(checked[key])))
-        answers = {key: self._answer(checked[key]) for key in order}
+        bounds = list(self._last)
+        answers = {}
+        for key in sorted(checked, key=lambda key: (_coupled(checked[key]), -len(checked[key]))):
+            answers[key] = self._answer(checked[key], bounds)
+            bounds.append(checked[key])
+        self._last = list(checked.values())
         return {key: answers[key] for key in fact_sets}
 
-    def answer_set(self, facts: Iterable[Fact]) -> frozenset[str]:
-        return self._answer(_checked(facts, self.variables, self.query, self.d))
-
-    def _answer(self, constraints: frozenset[Constraint]) -> frozenset[str]:
+    def _answer(self, constraints: frozenset[Constraint], bounds: list[frozenset[Constraint]]) -> frozenset[str]:
         if constraints not in self._known:
             solved, within = frozenset(), frozenset(DIRECTIONS)
-            for known, answer in self._known.items():
+            for known in bounds:
                 if constraints <= known:
-                    solved |= answer
+                    solved |= self._known[known]
                 elif known <= constraints:
-                    within &= answer
+                    within &= self._known[known]
             self._known[constraints] = (solved if solved == within
                                         else _answer(constraints, self.variables, self.query, self.d, solved))
         return self._known[constraints]
