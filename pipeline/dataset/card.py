@@ -40,13 +40,13 @@ def room_stats(rows: list[dict], room_type: str, skipped: bool) -> dict:
     for row in rows:
         if row.get("pair") is not None and row["modality"] == PAIR_MODALITIES[0]:  # a pair question, counted once
             stats["pair_rooms"] = 1
-            asked = stats.setdefault("pair_questions", {}).setdefault(row["view"], {"FR": 0, "Yes": 0, "No": 0})
+            asked = stats.setdefault("pair_questions", {}).setdefault(row["image_name"], {"FR": 0, "Yes": 0, "No": 0})
             if row["question_type"] == "FR":
                 asked["FR"] += 1
                 _count(asked.setdefault("answers", {}), row["true_relation"])
             else:
                 asked["Yes" if row["candidate"] in row["answer_set"] else "No"] += 1
-        if row.get("frame_changes") is not None:  # an agent row: counted by kind and by the angle it turns
+        if row.get("frame_changes") is not None and row.get("pair") is None:  # an agent row: by kind and angle
             asked = stats.setdefault("agent_kinds", {}).setdefault(row["kind"], {"FR": 0, "Yes": 0, "No": 0, "sizes": 0})
             if row["question_type"] == "FR":
                 asked["FR"] += 1
@@ -129,8 +129,8 @@ def pair_lines(stats: dict) -> str:
     lines = [f"- pair questions (each asked three ways: {', '.join(PAIR_MODALITIES)}): rooms with any: "
              f"{stats['pair_rooms']} of {stats['rooms']}; per room: "
              f"{sum(v['FR'] + v['Yes'] + v['No'] for v in stats['pair_questions'].values()) / max(stats['rooms'], 1):.1f}"]
-    for view, asked in stats["pair_questions"].items():
-        lines.append(f"- pair questions, {view}: {asked['FR']} FR, {asked['Yes'] + asked['No']} YN ({asked['Yes']} Yes, "
+    for image, asked in stats["pair_questions"].items():
+        lines.append(f"- pair questions, {image} image: {asked['FR']} FR, {asked['Yes'] + asked['No']} YN ({asked['Yes']} Yes, "
                      f"{asked['No']} No); FR answers: {_counts(asked.get('answers', {}), DIRECTIONS)}")
     return "\n".join(lines) + "\n"
 

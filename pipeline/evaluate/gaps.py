@@ -9,8 +9,8 @@
   asked with the image alone, the centres in metres alone, and both (the same question and
   answer): what the picture gives against the same facts in words.
 
-Pairs are matched by (room, setting, view, question type), and pair questions by (room, pair,
-view, question type), never by position. Intervals are
+Pairs are matched by (room, setting, view, question type, and for agent rows their frames), and
+pair questions by (room, pair, view, question type), never by position. Intervals are
 paired bootstrap intervals over rooms (pipeline.evaluate.stats), seeded from --seed.
 """
 
@@ -42,12 +42,14 @@ class Gap:
     result: PairedGap
 
 
-Key = tuple[str, str, str, str]  # room, setting, view, question type
+Key = tuple[str, str, str, str, tuple]  # room, setting, view, question type, agent frames (story view, changes)
 
 
 def _positions(rows: Sequence[ScoreRow], config: str, modality: str | None = None) -> dict[Key, int]:
-    """(room, setting, view, question type) -> position; pair questions are matched by `_pair_positions`."""
-    return {(r.room_id, r.setting, r.view, r.question_type): k for k, r in enumerate(rows)
+    """Key -> position; an agent configuration's four kinds of a setting differ by their frames. Pair
+    questions are matched by `_pair_positions`."""
+    return {(r.room_id, r.setting, r.view, r.question_type, (r.story_view, r.frame_changes)): k
+            for k, r in enumerate(rows)
             if r.config == config and r.pair is None and (modality is None or r.modality == modality)}
 
 
@@ -66,8 +68,8 @@ def _pairs(configs: Sequence[str], rows: Sequence[ScoreRow]) -> list[tuple[str, 
             found.append(("twin", f"{config} / {TWIN_PREFIX}{config}", "original", "twin",
                           [(key[0], key[3], [k], [twin[key]]) for key, k in original.items() if key in twin]))
         by_view: dict[tuple, dict[str, int]] = {}
-        for (room, setting, view, question_type), k in _positions(rows, config).items():
-            by_view.setdefault((room, setting, question_type), {})[view] = k
+        for (room, setting, view, question_type, frames), k in _positions(rows, config).items():
+            by_view.setdefault((room, setting, question_type, frames), {})[view] = k
         found.append(("view", config, "top_down", "north_facing",
                       [(key[0], key[2], [views["top_down"]], [views["north_facing"]])
                        for key, views in by_view.items() if len(views) == 2]))

@@ -104,3 +104,12 @@ def test_pair_questions_on_the_first_person_image_are_answered_as_the_observer_s
         facing = row["question_pose"]["facing"]
         assert row["image_name"] == "first_person" and row["frame_changes"] == 0
         assert row["answer_set"] == [seen_facing(direction_of_points(centres[subject], centres[reference]), facing)]
+
+
+def test_the_image_with_the_story_is_compared_with_the_story_alone(built):
+    """Each kind of agent row is paired with its own pictured copy, not with another kind of the same setting."""
+    evaluation = evaluate(str(built), f"{VISION_AGENTS},{AGENTS}", [], ["checker"])
+    (gap,) = [g for g in evaluation.gaps if g.kind == "image+story vs story" and g.measure == "FR exact"]
+    pictured = [r for r in open_rows(built).rows([VISION_AGENTS]) if r["modality"] == "image+story"]
+    assert gap.configs == f"{VISION_AGENTS} / {AGENTS}"
+    assert gap.result.pairs == sum(r["question_type"] == "FR" for r in pictured) > 0

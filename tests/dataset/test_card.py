@@ -123,10 +123,10 @@ def test_the_vision_statistics_count_pair_questions_per_view_and_answer(with_vis
     files = sum(split["num_examples"] for split in infos(card)[f"vision_{BASE}"]["splits"])
     assert f"questions, in {files} file rows (one per image)" in card.text
     assert f"pair questions (each asked three ways: image, text, image+text): rooms with any: {rooms} of 2;" in card.text
-    for view in ("top_down", "north_facing"):
+    for view, image in (("top_down", "top_down"), ("north_facing", "south_door")):
         asked = Counter((r["question_type"], r["answer"]) for r in pairs if r["view"] == view)
         fr = sum(n for (kind, _), n in asked.items() if kind == "FR")
         answers = Counter(r["true_relation"] for r in pairs if r["view"] == view and r["question_type"] == "FR")
         shown = ", ".join(f"{code}: {answers[code]}" for code in DIRECTIONS if code in answers)
-        assert (f"- pair questions, {view}: {fr} FR, {asked['YN', 'Yes'] + asked['YN', 'No']} YN "
+        assert (f"- pair questions, {image} image: {fr} FR, {asked['YN', 'Yes'] + asked['YN', 'No']} YN "
                 f"({asked['YN', 'Yes']} Yes, {asked['YN', 'No']} No); FR answers: {shown}") in card.text
