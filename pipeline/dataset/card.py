@@ -38,6 +38,8 @@ def room_stats(rows: list[dict], room_type: str, skipped: bool) -> dict:
     if images:  # a vision configuration: a file row per image, its questions nested
         stats["images"] = len(images)
     for row in rows:
+        if row.get("pair") is not None:
+            _count(stats.setdefault("pair_modalities", {}), row["modality"])
         if row.get("pair") is not None and row["modality"] == PAIR_MODALITIES[0]:  # a pair question, counted once
             stats["pair_rooms"] = 1
             asked = stats.setdefault("pair_questions", {}).setdefault(row["image_name"], {"FR": 0, "Yes": 0, "No": 0})
@@ -123,15 +125,16 @@ def agent_lines(stats: dict) -> str:
 
 
 def pair_lines(stats: dict) -> str:
-    """A vision configuration's pair questions, each asked as image, text and image+text: per view and answer."""
+    """A vision configuration's pair questions, each asked in the modalities found: per image and answer."""
     if "pair_questions" not in stats:
         return ""
-    lines = [f"- pair questions (each asked three ways: {', '.join(PAIR_MODALITIES)}): rooms with any: "
+    asked_as = ", ".join(m for m in PAIR_MODALITIES if m in stats["pair_modalities"])
+    lines = [f"- pair questions (each asked as {asked_as}): rooms with any: "
              f"{stats['pair_rooms']} of {stats['rooms']}; per room: "
              f"{sum(v['FR'] + v['Yes'] + v['No'] for v in stats['pair_questions'].values()) / max(stats['rooms'], 1):.1f}"]
     for image, asked in stats["pair_questions"].items():
-        lines.append(f"- pair questions, {image} image: {asked['FR']} FR, {asked['Yes'] + asked['No']} YN ({asked['Yes']} Yes, "
-                     f"{asked['No']} No); FR answers: {_counts(asked.get('answers', {}), DIRECTIONS)}")
+        lines.append(f"- pair questions, {image} image: {asked['FR']} FR, {asked['Yes'] + asked['No']} YN "
+                     f"({asked['Yes']} Yes, {asked['No']} No); FR answers: {_counts(asked.get('answers', {}), DIRECTIONS)}")
     return "\n".join(lines) + "\n"
 
 

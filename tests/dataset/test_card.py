@@ -122,7 +122,7 @@ def test_the_vision_statistics_count_pair_questions_per_view_and_answer(with_vis
     rooms = len({r["room_id"] for r in pairs})
     files = sum(split["num_examples"] for split in infos(card)[f"vision_{BASE}"]["splits"])
     assert f"questions, in {files} file rows (one per image)" in card.text
-    assert f"pair questions (each asked three ways: image, text, image+text): rooms with any: {rooms} of 2;" in card.text
+    assert f"pair questions (each asked as image, text, image+text): rooms with any: {rooms} of 2;" in card.text
     for view, image in (("top_down", "top_down"), ("north_facing", "south_door")):
         asked = Counter((r["question_type"], r["answer"]) for r in pairs if r["view"] == view)
         fr = sum(n for (kind, _), n in asked.items() if kind == "FR")
