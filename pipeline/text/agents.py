@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from random import Random
 
 from pipeline.data import data_json
-from pipeline.errors import RoomspaceError
 from pipeline.scene.records import Scene
 from pipeline.seeding import derive_seed
 from pipeline.spatial.checker import answer_set
@@ -245,9 +244,3 @@ def _turned_step(step: PathStep, facing: str) -> PathStep:
     """A path step composed on the plan, said in the question's frame."""
     fact = Fact(step.fact.subject, seen_facing(step.fact.relation, facing), step.fact.object)
     return PathStep(fact, step.reached, seen_set(step.composed, facing))
-
-
-def check_agent_item(item: AgentItem) -> None:
-    """The witness invariant in the question's frame: the rasterised scene's relation is in the answer set."""
-    if item.true_relation not in item.answer_set:
-        raise RoomspaceError(f"row {item.id}: true relation {item.true_relation} not in {item.answer_set}")
