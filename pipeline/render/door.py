@@ -13,7 +13,7 @@ visible prominent object carries its name (pipeline.render.labels), on its visib
 preferably above them, with a leader to a dot on them; objects hidden (fewer than MIN_VISIBLE_PX
 pixels) are not labelled.
 
-The same renderer draws the first-person view from a pose (docs/semantics.md section 15): a
+The same renderer draws the first-person view from a pose (docs/semantics.md section 16): a
 pinhole camera at eye height over a point of the room, looking at the wall faced (N, E, S or W),
 every wall standing, its horizontal field of view wide enough to take in that wall; what the
 camera cannot see in front of it is clipped. Left in the image is the observer's left.

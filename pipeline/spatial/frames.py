@@ -1,7 +1,7 @@
 """Frames of reference: the plan seen from above, and an observer standing in the room facing a wall.
 
 A facing is one of the four walls, N, E, S or W. Turning the observer by a multiple of 90 degrees
-only relabels relations (docs/semantics.md section 15): a direction or region code R of the plan
+only relabels relations (docs/semantics.md section 16): a direction or region code R of the plan
 is said, by an observer facing f, with the words the north-facing view gives to
 `turn(R, -quarters(f))`. Facing east, a thing north of you is on your left, one east of you in
 front. Wall contact and distances do not depend on the frame. Turning a whole room (every cell,

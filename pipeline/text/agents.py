@@ -1,4 +1,4 @@
-"""Agent viewpoints: the `agent_<base>` configurations (docs/semantics.md section 15).
+"""Agent viewpoints: the `agent_<base>` configurations (docs/semantics.md section 16).
 
 An observer stands in the room facing a wall (a `Pose`); directions and regions are said as
 they see them (pipeline.spatial.frames). Made from a room's items of a base configuration, per
