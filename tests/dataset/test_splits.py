@@ -113,6 +113,14 @@ def test_readers_pick_a_split_and_name_a_missing_one(built, own_scenes, tmp_path
     assert all(ids.values()) and not (ids["train"] & ids["test"]) and not (ids["validation"] & ids["test"])
     scored = evaluate(str(built), BASE, [], ["checker"], split="train")
     assert scored.location.endswith("train split") and scored.groups[0].items == len(ids["train"])
+    # the harness tasks read a split too: inspect's `-T split=`, lm-eval's metadata roomspace_split
+    from pipeline.evaluate.harness.inspect_tasks import roomspace
+    from pipeline.evaluate.harness.lm_eval_tasks.utils import load_rows
+
+    assert {sample.id for sample in roomspace(source=str(built), config=BASE, split="validation").dataset} == \
+        ids["validation"]
+    loaded = load_rows(str(built), BASE, roomspace_split="train")["test"]
+    assert set(loaded["id"]) == ids["train"]
     alone = tmp_path / "alone"
     build(plan(alone.name, training=False), own_scenes, alone, workers=1, progress=False)
     with pytest.raises(RoomspaceError, match="has no train split; it has test"):

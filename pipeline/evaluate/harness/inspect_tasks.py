@@ -3,7 +3,7 @@
 From the command line (the package's `inspect_ai` entry point makes the task known to inspect):
 
     inspect eval roomspace/roomspace --model PROVIDER/MODEL -T source=SOURCE [-T config=n5_m4_d144]
-        [-T question_type=YN|FR] [-T limit_rooms=N] [-T style=paper]
+        [-T question_type=YN|FR] [-T limit_rooms=N] [-T style=paper] [-T split=validation]
 
 and from Python: `inspect_ai.eval(roomspace(source=SOURCE, config="n5_m4_d144"), model=...)` with this
 module's `roomspace`, or
@@ -20,7 +20,8 @@ module's `roomspace`, or
 * `question_type` keeps only YN or only FR items; `limit_rooms` keeps the items of each
   configuration's first N rooms (whole rooms, unlike inspect's `--limit`, so every setting and
   view of a room stays together); `style` is the prompt style (`paper`: the story-only prompt of
-  the published evaluation).
+  the published evaluation); `split` the split read (default `test`, the benchmark; `train` or
+  `validation` where the build has them).
 
 Sample ids are the row ids. A sample's metadata is what scoring reads of its row (the fields of
 `pipeline.evaluate.score.ScoreRow`: question_type, answer_set, candidate, options, view, config,
@@ -59,6 +60,7 @@ from inspect_ai.scorer import (CORRECT, INCORRECT, NOANSWER, Score, Scorer, Targ
                                stderr)
 from inspect_ai.solver import TaskState, generate
 
+from pipeline.dataset.manifest import DATASET_SPLIT
 from pipeline.errors import RoomspaceError
 from pipeline.evaluate.prompts import make_prompt, png_data_uri, prompt_columns
 from pipeline.evaluate.rows import BenchmarkRows, open_rows
@@ -72,9 +74,9 @@ TRUNCATED_STOP = "max_tokens"  # inspect's stop_reason for an answer cut at the 
 
 
 def roomspace(source: str, config: str | None = None, question_type: str | None = None,
-              limit_rooms: int | None = None, style: str = DEFAULT_STYLE) -> Task:
+              limit_rooms: int | None = None, style: str = DEFAULT_STYLE, split: str = DATASET_SPLIT) -> Task:
     """The items of `config` at `source`, asked one at a time and scored as `roomspace score` does."""
-    rows = open_rows(_location(source))
+    rows = open_rows(_location(source), split)
     if config is not None:
         configs = rows.choose(str(config))
     else:

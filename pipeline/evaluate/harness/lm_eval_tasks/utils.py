@@ -15,6 +15,7 @@ metadata, with `--metadata` (CLI) or `TaskManager(metadata=...)` merged over the
 from __future__ import annotations
 
 from pipeline.errors import RoomspaceError
+from pipeline.dataset.manifest import DATASET_SPLIT
 from pipeline.evaluate.rows import open_rows
 from pipeline.evaluate.score import SCORE_COLUMNS, ScoreRow, score_item
 
@@ -23,11 +24,13 @@ COLUMNS = (*SCORE_COLUMNS, "prompt")  # what scoring and the prompt need; storie
 METRIC = {"YN": "yn_accuracy", "FR": "fr_exact"}
 
 
-def load_rows(roomspace_source: str = PLACEHOLDER, roomspace_config: str | None = None, **_metadata):
-    """`custom_dataset`: one configuration's rows as a DatasetDict with a single "test" split.
+def load_rows(roomspace_source: str = PLACEHOLDER, roomspace_config: str | None = None,
+              roomspace_split: str = DATASET_SPLIT, **_metadata):
+    """`custom_dataset`: one configuration's rows of one split (`roomspace_split`, by default the
+    benchmark's test split) as a DatasetDict whose one split lm-eval reads as "test".
 
     lm-eval calls it with the task's metadata (version, model_args, ...) and dataset_kwargs as
-    keyword arguments; only `roomspace_source` and `roomspace_config` are read."""
+    keyword arguments; only `roomspace_source`, `roomspace_config` and `roomspace_split` are read."""
     import datasets
     import pyarrow as pa
 
@@ -37,7 +40,7 @@ def load_rows(roomspace_source: str = PLACEHOLDER, roomspace_config: str | None 
                              "TaskManager(metadata={'roomspace_source': ...}) in Python")
     if not roomspace_config:
         raise RoomspaceError("a RoomSpace task needs dataset_kwargs: {roomspace_config: <configuration>}")
-    rows = open_rows(roomspace_source)
+    rows = open_rows(roomspace_source, roomspace_split)
     (config,) = rows.choose(roomspace_config)
     table = pa.concat_tables(list(rows.batches(config, COLUMNS)))
     return datasets.DatasetDict({"test": datasets.Dataset(table)})
