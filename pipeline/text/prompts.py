@@ -108,16 +108,20 @@ def _bound(value: float) -> str:
     return f"{math.ceil(value * 100 - 1e-9) / 100:g}"
 
 
-@lru_cache(maxsize=1024)  # asked for every row of a build; a few hundred distinct texts
 def definitions(row_kind_: str, view: str, d: int, relations: frozenset[str]) -> str:
     """What the answer depends on, for a row of this kind whose story states these relation codes."""
+    codes = frozenset(relations)
+    scales = tuple(sorted({distance_scale(code) for code in codes if kind(code) == "distance"}))
+    return _definitions(row_kind_, view, d, frozenset(kind(code) for code in codes), scales)
+
+
+@lru_cache(maxsize=None)  # keyed by what the text depends on: a few hundred texts, asked for every row of a build
+def _definitions(row_kind_: str, view: str, d: int, kinds: frozenset[str], scales: tuple[str, ...]) -> str:
     defs, axes = _templates()["definitions"], _templates()["axes"][view]
     if row_kind_ == "rcc8":
         return defs["rcc8"]
     if row_kind_ in PAIR_KINDS:
         return "\n\n".join([defs["view"][view], centre_definitions(view)])
-    codes = relations
-    kinds = {kind(code) for code in codes}
     parts = [defs["grid"].format(d=d, columns=axes["columns"], rows=axes["rows"],
                                  same=_words("O", view, "label")),
              defs["view"][view], direction_definitions(view)]
@@ -125,7 +129,7 @@ def definitions(row_kind_: str, view: str, d: int, relations: frozenset[str]) ->
         parts.append(region_definitions(view, d))
     if "wall" in kinds:
         parts.append(wall_definition(view))
-    for scale in sorted({distance_scale(code) for code in codes if kind(code) == "distance"}):
+    for scale in scales:
         parts.append(distance_definitions(scale, view, d))
     return "\n\n".join(parts)
 
