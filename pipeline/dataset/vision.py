@@ -1,4 +1,5 @@
-"""Multimodal rows: the `vision_<base>` configurations (e.g. vision_n5_m4_d144) for VLM evaluation.
+"""Multimodal rows: the `vision_<base>` configurations (e.g. vision_n5_m4_d144) for VLM evaluation,
+and `vision_agent_<base>`, the agent rows with their images (`agent_vision_rows`, at the end).
 
 A room's vision rows are made from its items of a base configuration and its two renders
 (pipeline.render), drawn with every prominent object labelled as the base stories name it
