@@ -1,6 +1,6 @@
 """Exactly equivalent, faster replacements for ProcTHOR's slow spots, installed at run time.
 
-`installed()` swaps three things in for the duration of a block, and nothing installed is edited.
+`installed()` swaps these in for the duration of a block, and nothing installed is edited.
 Each one gives ProcTHOR the same values, in the same order, and makes the same random draws, so
 houses stay byte-identical (tests/test_fast_procthor.py compares whole houses with stock ones).
 
@@ -25,6 +25,11 @@ houses stay byte-identical (tests/test_fast_procthor.py compares whole houses wi
    files and the 1.5 MB asset database again for every house: parsed once per process. Only
    `get_spawnable_asset_group_info` calls them; it reads the database's keys only, and the
    `AssetGroupGenerator` it builds deep-copies its group's data before changing anything.
+4. `OrthogonalPolygon.get_neighboring_rectangles` (one `shapely.contains_xy` for all cells) and
+   `get_all_rectangles` (rounds of joins remembered per polygon), run on every change of a room's
+   open polygon; `AssetGroupGenerator.__attrs_post_init__` (a group's copied, flattened data made
+   once and unpickled after); `ProceduralRoom._place_asset` and `_place_asset_group` (one row read
+   without `DataFrame.to_dict`, which iterates every column of a wide frame). Each says why it is exact.
 """
 
 from __future__ import annotations
@@ -33,11 +38,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 
+import pickle
+
 import numpy as np
 import procthor.databases as databases
-from procthor.databases import asset_id_database
+import shapely
+from pandas.core.dtypes.cast import maybe_box_native
+from procthor.constants import MAX_INTERSECTING_OBJECT_RETRIES
+from procthor.databases import asset_id_database, placement_annotations
 from procthor.generation.asset_groups import AssetGroupGenerator
-from procthor.generation.objects import OrthogonalPolygon
+from procthor.generation.objects import ChosenAsset, ChosenAssetGroup, OrthogonalPolygon, ProceduralRoom
 from procthor.utils.types import Vector3
 
 from pipeline.scene.patching import patched
@@ -45,6 +55,8 @@ from pipeline.scene.patching import patched
 Rect = tuple[float, float, float, float]  # (x0, z0, x1, z1)
 STOCK_JOIN = OrthogonalPolygon._join_neighboring_rectangles
 STOCK_SET_DIMENSIONS = AssetGroupGenerator._set_dimensions
+STOCK_POST_INIT = AssetGroupGenerator.__attrs_post_init__
+ALL_RECTANGLES_KEPT = 64  # polygons whose rectangles are remembered (the last house's, in practice)
 COPY_ORDER_MIN = 8  # from here on, `rects - {r}` iterates in the order of `rects.copy()`
 
 
@@ -131,6 +143,155 @@ def set_dimensions(self: AssetGroupGenerator) -> None:
     )
 
 
+def _neighboring(self: OrthogonalPolygon) -> tuple[set[Rect], tuple[Rect, ...]]:
+    """The stock neighbouring-rectangles set and its cells in insertion order; sets `self.area`."""
+    xs, zs = self.unique_xs, self.unique_zs
+    cells = [(x0, z0, x1, z1) for x0, x1 in zip(xs, xs[1:]) for z0, z1 in zip(zs, zs[1:])]
+    out: set[Rect] = set()
+    self.area = 0
+    if not cells:
+        return out, ()
+    mids = np.array([((x0 + x1) / 2, (z0 + z1) / 2) for x0, z0, x1, z1 in cells])
+    added = tuple(cell for cell, inside in zip(cells, shapely.contains_xy(self.polygon, mids[:, 0], mids[:, 1]).tolist())
+                  if inside)
+    for x0, z0, x1, z1 in added:
+        out.add((x0, z0, x1, z1))
+        self.area += (x1 - x0) * (z1 - z0)
+    return out, added
+
+
+def get_neighboring_rectangles(self: OrthogonalPolygon) -> set[Rect]:
+    """`OrthogonalPolygon.get_neighboring_rectangles` with one `shapely.contains_xy` over all cell midpoints.
+
+    Stock asks `polygon.contains(Point(mid))` cell by cell (run on every `subtract` too). The same
+    GEOS point-in-area predicate on the same float midpoints answers the same; the cells are then
+    added, and the area summed, in the stock order.
+    """
+    return _neighboring(self)[0]
+
+
+_all_rectangles: dict[str, tuple[set[Rect], set[Rect]] | None] = {}
+
+
+def get_all_rectangles(self: OrthogonalPolygon) -> set[Rect]:
+    """`OrthogonalPolygon.get_all_rectangles`, its rounds of joins remembered by its starting cells.
+
+    Stock recomputes every round when a room's open polygon is asked again unchanged (the agent's
+    starting pose asks for the final polygon, usually already asked for). The rounds are a function
+    of the sequence of cells added to a fresh set (that sequence fixes the set's table, so its copy
+    and every join and union after it). The returned set must be a new one in the same table state,
+    as `add_floor_objects` removes rectangles from it: it is rebuilt by the stock's last operation,
+    `curr_rects | rect_candidates` on the two remembered sets (neither of which escapes), or is the
+    fresh starting copy when no join added anything. The key is the sequence's `repr`, not the
+    tuple: 4 == 4.0 and 0.0 == -0.0, but the rectangles carry their coordinates' types into the house.
+    """
+    neighboring, added = _neighboring(self)
+    key = repr(added)
+    if key in _all_rectangles:
+        last = _all_rectangles[key]
+        return neighboring.copy() if last is None else last[0] | last[1]
+    curr_rects, last = neighboring.copy(), None
+    while True:
+        rect_candidates = self._join_neighboring_rectangles(curr_rects)
+        rects = curr_rects | rect_candidates
+        if len(rects) == len(curr_rects):
+            break
+        curr_rects, last = rects, (curr_rects, rect_candidates)
+    if len(_all_rectangles) >= ALL_RECTANGLES_KEPT:
+        _all_rectangles.clear()
+    _all_rectangles[key] = last
+    return curr_rects
+
+
+_prepared_groups: dict[tuple[str, str, int], tuple[dict, bytes]] = {}
+
+
+def asset_group_post_init(self: AssetGroupGenerator) -> None:
+    """`AssetGroupGenerator.__attrs_post_init__` done once per group: later ones unpickle its result.
+
+    Stock deep-copies the group's parsed file, then flattens its asset ids by split and flips x, for
+    every group of every house. Those steps depend on the group's data and split only (the data is
+    never changed: stock copies before changing anything), so the first result is pickled and each
+    later generator gets a fresh unpickled copy: the same dicts, lists, tuples, strings and floats
+    (pickle keeps floats exact and shared references shared, as `copy.deepcopy` does).
+    """
+    key = (self.name, self.split, id(self.data))
+    found = _prepared_groups.get(key)
+    if found is not None and found[0] is self.data:
+        self.data = pickle.loads(found[1])
+        self.cache = {}
+        return
+    original = self.data
+    STOCK_POST_INIT(self)
+    _prepared_groups[key] = (original, pickle.dumps(self.data, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _first_record(frame) -> dict:
+    """`frame.to_dict(orient="records")[0]` without iterating all rows of every column (the frames are wide).
+
+    `to_dict` yields each column's first value as a Python scalar (numpy and object values boxed by
+    `maybe_box_native`); `iloc[0]` gives the same values, boxed here the same way, in column order.
+    """
+    return {column: maybe_box_native(value) for column, value in zip(frame.columns.tolist(), frame.iloc[0].tolist())}
+
+
+def place_asset_group(self: ProceduralRoom, asset_group, set_rotated, rect_x_length, rect_z_length):
+    """`ProceduralRoom._place_asset_group`, stock line by line but for `_first_record` in place of `to_dict`."""
+    asset_group_generator: AssetGroupGenerator = asset_group["assetGroupGenerator"].iloc[0]
+    for _ in range(MAX_INTERSECTING_OBJECT_RETRIES):
+        object_placement = asset_group_generator.sample_object_placement()
+        any_collisions, intersecting_objects = asset_group_generator.get_intersecting_objects(
+            object_placement=object_placement["objects"]
+        )
+        if not any_collisions:
+            if set_rotated is None:
+                set_rotated = ProceduralRoom.sample_rotation(
+                    asset=_first_record(asset_group), rect_x_length=rect_x_length, rect_z_length=rect_z_length
+                )
+            if not asset_group["allowDuplicates"].iloc[0]:
+                self.spawnable_asset_groups = self.spawnable_asset_groups.drop(asset_group.index[0])
+            for obj in object_placement["objects"]:
+                if obj["assetType"] in self.priority_asset_types:
+                    self.priority_asset_types.remove(obj["assetType"])
+                allow_duplicates_of_asset_type = placement_annotations.loc[obj["assetType"]]["multiplePerRoom"]
+                if not allow_duplicates_of_asset_type:
+                    self.spawnable_asset_groups = self.spawnable_asset_groups[
+                        ~self.spawnable_asset_groups[f"has{obj['assetType']}"]
+                    ]
+                    self.spawnable_assets = self.spawnable_assets[
+                        self.spawnable_assets["assetType"] != obj["assetType"]
+                    ]
+            return ChosenAssetGroup(
+                assetGroupName=asset_group["assetGroupName"].iloc[0],
+                xSize=object_placement["bounds"]["x"]["length"],
+                ySize=object_placement["bounds"]["y"]["length"],
+                zSize=object_placement["bounds"]["z"]["length"],
+                rotated=set_rotated,
+                objects=object_placement["objects"],
+                bounds=object_placement["bounds"],
+            )
+
+
+def place_asset(self: ProceduralRoom, asset, set_rotated, rect_x_length, rect_z_length) -> ChosenAsset:
+    """`ProceduralRoom._place_asset`, stock line by line but for `_first_record` in place of `to_dict`."""
+    asset.reset_index(drop=False, inplace=True)
+    asset = _first_record(asset)
+    if set_rotated is None:
+        set_rotated = ProceduralRoom.sample_rotation(
+            asset=asset, rect_x_length=rect_x_length, rect_z_length=rect_z_length
+        )
+    asset["rotated"] = set_rotated
+    multiple_of_type_per_room = placement_annotations.loc[asset["assetType"]]["multiplePerRoom"]
+    if not multiple_of_type_per_room:
+        self.spawnable_assets = self.spawnable_assets[self.spawnable_assets["assetType"] != asset["assetType"]]
+        self.spawnable_asset_groups = self.spawnable_asset_groups[
+            ~self.spawnable_asset_groups[f"has{asset['assetType']}"]
+        ]
+    if asset["assetType"] in self.priority_asset_types:
+        self.priority_asset_types.remove(asset["assetType"])
+    return ChosenAsset(**asset)
+
+
 @lru_cache(maxsize=None)
 def _read_once(read: Callable[[], dict]) -> dict:
     return read()
@@ -143,5 +304,10 @@ def installed() -> Iterator[None]:
     with patched(OrthogonalPolygon, "_join_neighboring_rectangles", join_neighboring_rectangles), \
             patched(AssetGroupGenerator, "_set_dimensions", set_dimensions), \
             patched(databases, "_get_asset_groups", lambda: _read_once(read_asset_groups)), \
-            patched(databases, "_get_asset_database", lambda: _read_once(read_asset_database)):
+            patched(databases, "_get_asset_database", lambda: _read_once(read_asset_database)), \
+            patched(OrthogonalPolygon, "get_neighboring_rectangles", get_neighboring_rectangles), \
+            patched(OrthogonalPolygon, "get_all_rectangles", get_all_rectangles), \
+            patched(AssetGroupGenerator, "__attrs_post_init__", asset_group_post_init), \
+            patched(ProceduralRoom, "_place_asset_group", place_asset_group), \
+            patched(ProceduralRoom, "_place_asset", place_asset):
         yield
