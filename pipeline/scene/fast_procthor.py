@@ -29,7 +29,8 @@ houses stay byte-identical (tests/test_fast_procthor.py compares whole houses wi
    `get_all_rectangles` (rounds of joins remembered per polygon), run on every change of a room's
    open polygon; `AssetGroupGenerator.__attrs_post_init__` (a group's copied, flattened data made
    once and unpickled after); `ProceduralRoom._place_asset` and `_place_asset_group` (one row read
-   without `DataFrame.to_dict`, which iterates every column of a wide frame). Each says why it is exact.
+   without `DataFrame.to_dict`, which iterates every column of a wide frame); `ProceduralRoom.sample_asset`
+   (size filters on numpy arrays, not Series). Each says why it is exact.
 """
 
 from __future__ import annotations
@@ -39,12 +40,19 @@ from contextlib import contextmanager
 from functools import lru_cache
 
 import pickle
+import random
 
 import numpy as np
 import procthor.databases as databases
 import shapely
 from pandas.core.dtypes.cast import maybe_box_native
-from procthor.constants import MAX_INTERSECTING_OBJECT_RETRIES
+from procthor.constants import (
+    MARGIN,
+    MAX_INTERSECTING_OBJECT_RETRIES,
+    P_CHOOSE_ASSET_GROUP,
+    P_W1_ASSET_SKIPPED,
+    PADDING_AGAINST_WALL,
+)
 from procthor.databases import asset_id_database, placement_annotations
 from procthor.generation.asset_groups import AssetGroupGenerator
 from procthor.generation.objects import ChosenAsset, ChosenAssetGroup, OrthogonalPolygon, ProceduralRoom
@@ -292,6 +300,92 @@ def place_asset(self: ProceduralRoom, asset, set_rotated, rect_x_length, rect_z_
     return ChosenAsset(**asset)
 
 
+def _fits(frame, anchor_type: str, x_margin: float, z_margin: float, rect_x_length: float, rect_z_length: float,
+          rotations: str):
+    """Stock's `frame[anchor_type] & size_filter(frame)` as a numpy mask: the same float64 sums and comparisons."""
+    x, z = frame["xSize"].to_numpy(), frame["zSize"].to_numpy()
+    upright = (x + x_margin < rect_x_length) & (z + z_margin < rect_z_length)
+    turned = (z + z_margin < rect_x_length) & (x + x_margin < rect_z_length)
+    fits = {"upright": upright, "turned": turned, "either": upright | turned}[rotations]
+    return frame[anchor_type].to_numpy() & fits
+
+
+def sample_asset(self: ProceduralRoom, rectangle, anchor_type, anchor_delta, allow_house_plant_group, allow_tv_group):
+    """`ProceduralRoom.sample_asset`, stock line by line but for its size filters.
+
+    Stock filters with pandas Series arithmetic (a Series built per operation); here the same float64
+    additions and comparisons run on the columns' numpy arrays, and a frame indexed by a boolean
+    array keeps the same rows, in the same order, as one indexed by the equal boolean Series.
+    """
+    set_rotated = None
+    x0, z0, x1, z1 = rectangle
+    rect_x_length = x1 - x0
+    rect_z_length = z1 - z0
+    if anchor_type == "onEdge":
+        x_margin = 2 * MARGIN["edge"]["sides"]
+        z_margin = MARGIN["edge"]["front"] + MARGIN["edge"]["back"] + PADDING_AGAINST_WALL
+    elif anchor_type == "inCorner":
+        x_margin = 2 * MARGIN["corner"]["sides"] + PADDING_AGAINST_WALL
+        z_margin = MARGIN["corner"]["front"] + MARGIN["corner"]["back"] + PADDING_AGAINST_WALL
+    elif anchor_type == "inMiddle":
+        x_margin = 2 * MARGIN["middle"]
+        z_margin = 2 * MARGIN["middle"]
+    if anchor_delta in {1, 7}:
+        rotations, set_rotated = "upright", False
+    elif anchor_delta in {3, 5}:
+        rotations, set_rotated = "turned", True
+    else:
+        rotations = "either"
+    sizes = (anchor_type, x_margin, z_margin, rect_x_length, rect_z_length, rotations)
+
+    asset_group_candidates = self.spawnable_asset_groups[_fits(self.spawnable_asset_groups, *sizes)]
+    if not allow_house_plant_group:
+        asset_group_candidates = asset_group_candidates[asset_group_candidates["assetGroupName"] != "floor-house-plant"]
+    if not allow_tv_group:
+        asset_group_candidates = asset_group_candidates[asset_group_candidates["assetGroupName"] != "television"]
+    asset_candidates = self.spawnable_assets[_fits(self.spawnable_assets, *sizes)]
+
+    if self.priority_asset_types:
+        for asset_type in self.priority_asset_types:
+            asset_groups_with_type = asset_group_candidates[asset_group_candidates[f"has{asset_type}"]]
+            can_spawn_standalone = (
+                placement_annotations[placement_annotations.index == asset_type][f"in{self.room_type}s"].iloc[0] > 0
+            )
+            assets_with_type = None
+            if can_spawn_standalone:
+                assets_with_type = asset_candidates[asset_candidates["assetType"] == asset_type]
+            if len(asset_groups_with_type) and (assets_with_type is None or random.random() <= P_CHOOSE_ASSET_GROUP):
+                asset_group = asset_groups_with_type.sample()
+                chosen_asset_group = self._place_asset_group(
+                    asset_group=asset_group, set_rotated=set_rotated,
+                    rect_x_length=rect_x_length, rect_z_length=rect_z_length,
+                )
+                if chosen_asset_group is not None:
+                    return chosen_asset_group
+            if assets_with_type is not None and len(assets_with_type):
+                asset = assets_with_type.sample()
+                return self._place_asset(
+                    asset=asset, set_rotated=set_rotated, rect_x_length=rect_x_length, rect_z_length=rect_z_length
+                )
+
+    if len(asset_group_candidates) and random.random() <= P_CHOOSE_ASSET_GROUP:
+        asset_group = asset_group_candidates.sample()
+        chosen_asset_group = self._place_asset_group(
+            asset_group=asset_group, set_rotated=set_rotated, rect_x_length=rect_x_length, rect_z_length=rect_z_length
+        )
+        if chosen_asset_group is not None:
+            return chosen_asset_group
+    if random.random() <= P_W1_ASSET_SKIPPED:
+        asset_candidates = asset_candidates[asset_candidates[f"in{self.room_type}s"] != 1]
+    if not len(asset_candidates):
+        return None
+    asset_type = random.choice(asset_candidates["assetType"].unique())
+    asset = asset_candidates[asset_candidates["assetType"] == asset_type].sample()
+    return self._place_asset(
+        asset=asset, set_rotated=set_rotated, rect_x_length=rect_x_length, rect_z_length=rect_z_length
+    )
+
+
 @lru_cache(maxsize=None)
 def _read_once(read: Callable[[], dict]) -> dict:
     return read()
@@ -309,5 +403,6 @@ def installed() -> Iterator[None]:
             patched(OrthogonalPolygon, "get_all_rectangles", get_all_rectangles), \
             patched(AssetGroupGenerator, "__attrs_post_init__", asset_group_post_init), \
             patched(ProceduralRoom, "_place_asset_group", place_asset_group), \
-            patched(ProceduralRoom, "_place_asset", place_asset):
+            patched(ProceduralRoom, "_place_asset", place_asset), \
+            patched(ProceduralRoom, "sample_asset", sample_asset):
         yield
