@@ -16,7 +16,8 @@ houses stay byte-identical (tests/test_fast_procthor.py compares whole houses wi
    and one x-value in common: one edge key in common. Sorting the 4n edge keys finds all the
    pairs at once, and the pairs in (rect1, rect2) order are exactly the stock visiting order.
    Inserting only each merged rectangle's first occurrence leaves a set as inserting them all
-   does (adding a present element changes nothing).
+   does (adding a present element changes nothing); the first occurrences are found with one
+   sort of one int64 key per merged rectangle (its four codes), which names the same rectangle.
 2. `AssetGroupGenerator._set_dimensions`, which builds one pandas DataFrame per asset of a group
    to find its widest and deepest assets and its height: the same choices from plain lists
    (first maximum, as `idxmax` picks), then ProcTHOR's own placement sampling, whose random
@@ -65,6 +66,7 @@ STOCK_JOIN = OrthogonalPolygon._join_neighboring_rectangles
 STOCK_SET_DIMENSIONS = AssetGroupGenerator._set_dimensions
 STOCK_POST_INIT = AssetGroupGenerator.__attrs_post_init__
 ALL_RECTANGLES_KEPT = 64  # polygons whose rectangles are remembered (the last house's, in practice)
+ONE_KEY_MAX_CODES = 50_000  # v**4 below 2**63: four codes below v make one int64 key
 COPY_ORDER_MIN = 8  # from here on, `rects - {r}` iterates in the order of `rects.copy()`
 
 
@@ -119,9 +121,12 @@ def join_neighboring_rectangles(self: OrthogonalPolygon, rects: set[Rect]) -> se
         return [np.where(wins[rows], table[rect2[rows], c2], table[rect1[rows], c1]) for c2, c1, wins in sides]
 
     mx0, mz0, mx1, mz1 = merged(codes)
-    _, x_interval = np.unique(mx0 * v + mx1, return_inverse=True)
-    _, z_interval = np.unique(mz0 * v + mz1, return_inverse=True)
-    _, first = np.unique(x_interval * len(rect1) + z_interval, return_index=True)  # first occurrences
+    if v < ONE_KEY_MAX_CODES:  # one int64 key per merged rectangle, one sort
+        _, first = np.unique(((mx0 * v + mz0) * v + mx1) * v + mz1, return_index=True)  # first occurrences
+    else:
+        _, x_interval = np.unique(mx0 * v + mx1, return_inverse=True)
+        _, z_interval = np.unique(mz0 * v + mz1, return_inverse=True)
+        _, first = np.unique(x_interval * len(rect1) + z_interval, return_index=True)
     first.sort()
     out: set[Rect] = set()
     out.update(map(tuple, np.column_stack(merged(corners, first)).tolist()))
