@@ -320,7 +320,10 @@ def sample_asset(self: ProceduralRoom, rectangle, anchor_type, anchor_delta, all
 
     Stock filters with pandas Series arithmetic (a Series built per operation); here the same float64
     additions and comparisons run on the columns' numpy arrays, and a frame indexed by a boolean
-    array keeps the same rows, in the same order, as one indexed by the equal boolean Series.
+    array keeps the same rows, in the same order, as one indexed by the equal boolean Series. In the
+    priority loop, the asset groups having a type are counted by their mask and made into a frame
+    only to be sampled, and a type's room weight is read from the column's array (first matching
+    row, as `.iloc[0]` reads it).
     """
     set_rotated = None
     x0, z0, x1, z1 = rectangle
@@ -351,16 +354,16 @@ def sample_asset(self: ProceduralRoom, rectangle, anchor_type, anchor_delta, all
     asset_candidates = self.spawnable_assets[_fits(self.spawnable_assets, *sizes)]
 
     if self.priority_asset_types:
+        in_room = placement_annotations[f"in{self.room_type}s"].to_numpy()
         for asset_type in self.priority_asset_types:
-            asset_groups_with_type = asset_group_candidates[asset_group_candidates[f"has{asset_type}"]]
-            can_spawn_standalone = (
-                placement_annotations[placement_annotations.index == asset_type][f"in{self.room_type}s"].iloc[0] > 0
-            )
+            # a frame is made only where stock samples from it; elsewhere its length is its mask's count
+            groups_with_type = asset_group_candidates[f"has{asset_type}"].to_numpy()
+            can_spawn_standalone = in_room[placement_annotations.index == asset_type][0] > 0
             assets_with_type = None
             if can_spawn_standalone:
                 assets_with_type = asset_candidates[asset_candidates["assetType"] == asset_type]
-            if len(asset_groups_with_type) and (assets_with_type is None or random.random() <= P_CHOOSE_ASSET_GROUP):
-                asset_group = asset_groups_with_type.sample()
+            if groups_with_type.sum() and (assets_with_type is None or random.random() <= P_CHOOSE_ASSET_GROUP):
+                asset_group = asset_group_candidates[groups_with_type].sample()
                 chosen_asset_group = self._place_asset_group(
                     asset_group=asset_group, set_rotated=set_rotated,
                     rect_x_length=rect_x_length, rect_z_length=rect_z_length,
