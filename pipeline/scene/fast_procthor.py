@@ -320,7 +320,8 @@ def sample_asset(self: ProceduralRoom, rectangle, anchor_type, anchor_delta, all
 
     Stock filters with pandas Series arithmetic (a Series built per operation); here the same float64
     additions and comparisons run on the columns' numpy arrays, and a frame indexed by a boolean
-    array keeps the same rows, in the same order, as one indexed by the equal boolean Series. In the
+    array keeps the same rows, in the same order, as one indexed by the equal boolean Series (and
+    one frame indexed by the conjunction of stock's successive masks, as they are). In the
     priority loop, the asset groups having a type are counted by their mask and made into a frame
     only to be sampled, and a type's room weight is read from the column's array (first matching
     row, as `.iloc[0]` reads it).
@@ -346,11 +347,13 @@ def sample_asset(self: ProceduralRoom, rectangle, anchor_type, anchor_delta, all
         rotations = "either"
     sizes = (anchor_type, x_margin, z_margin, rect_x_length, rect_z_length, rotations)
 
-    asset_group_candidates = self.spawnable_asset_groups[_fits(self.spawnable_asset_groups, *sizes)]
+    keep = _fits(self.spawnable_asset_groups, *sizes)
+    names = self.spawnable_asset_groups["assetGroupName"].to_numpy()  # str, or NaN (!= any name, as in stock)
     if not allow_house_plant_group:
-        asset_group_candidates = asset_group_candidates[asset_group_candidates["assetGroupName"] != "floor-house-plant"]
+        keep &= names != "floor-house-plant"
     if not allow_tv_group:
-        asset_group_candidates = asset_group_candidates[asset_group_candidates["assetGroupName"] != "television"]
+        keep &= names != "television"
+    asset_group_candidates = self.spawnable_asset_groups[keep]
     asset_candidates = self.spawnable_assets[_fits(self.spawnable_assets, *sizes)]
 
     if self.priority_asset_types:
