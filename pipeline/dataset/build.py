@@ -195,8 +195,8 @@ def room_job(seed: int, index: int, scenes_dir: Path, configs: tuple[Config, ...
     rows = {name: [ItemRow(item) for item in config_items] for name, config_items in texts.items()}
     own_tables = {}
     house = load_house(scene_path(scenes_dir, seed, index)) if vision else None
-    images = {config: offline_images(scene, house, names=story_labels(scene, items[config]))
-              for config in vision if items[config]}
+    labels = {config: story_labels(scene, items[config]) for config in vision if items[config]}
+    images = {config: offline_images(scene, house, names=names) for config, names in labels.items()}
     for config in vision:
         name = vision_config_name(config.name)
         image_rows = vision_rows(scene, items[config], images.get(config, {}))
@@ -211,7 +211,7 @@ def room_job(seed: int, index: int, scenes_dir: Path, configs: tuple[Config, ...
             name = vision_agent_config_name(config.name)
             observer = next(row.story_pose for row in agent_rows if row.kind == "agent")
             first_person = pose_png(scene, house, observer.point(scene.side, config.d), observer.facing,
-                                    story_labels(scene, items[config]))
+                                    labels[config])
             image_rows = agent_vision_rows(scene, agent_rows, {**images[config], "first_person": first_person})
             rows[name] = vision_questions(image_rows)
             own_tables[name] = pa.Table.from_pylist(image_rows, schema=arrow_schema(name))

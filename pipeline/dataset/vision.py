@@ -29,7 +29,6 @@ pipeline.dataset.rows); `vision_questions` reads them back a question per row.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from itertools import combinations
 from random import Random
@@ -46,7 +45,7 @@ from pipeline.spatial.frames import OBSERVER, seen_facing
 from pipeline.spatial.relations import DIRECTIONS, direction_of_points, relation_words
 from pipeline.spatial.topology import ROOM
 from pipeline.text.agents import AGENT_PREFIX, AgentItem, Pose, observer_frame
-from pipeline.text.items import Item, Query
+from pipeline.text.items import Item, Query, init_fields
 from pipeline.text.prompts import AGENT_VIEW, CENTRES_SETTING, IMAGE_ONLY_SETTING, PAIR_MODALITIES
 from pipeline.text.stories import tell_centres
 from pipeline.text.words import Phrases, object_labels, sentence, type_words
@@ -92,7 +91,7 @@ def vision_rows(scene: Scene, items: Sequence[Item], images: Mapping[str, bytes]
         if labels[name] is not None and not set(item.query.pair) - {ROOM} <= set(labels[name].values()):
             continue  # the view hides a queried object: no image+story question about it in this view
         renamed = {"config": config, "id": f"{item.room_id}-{config}-{item.setting}-{item.view}-{item.question_type}"}
-        asked[name].append(VisionItem(**{**_fields(item), **renamed}, modality="image+story", pair=None,
+        asked[name].append(VisionItem(**{**init_fields(item), **renamed}, modality="image+story", pair=None,
                                       image_name=name))
     for view, name in IMAGE_OF_VIEW.items():
         if labels[name] is not None:
@@ -108,11 +107,6 @@ def vision_questions(rows: Sequence[dict]) -> list[dict]:
     what pipeline.dataset.layout reads from the files."""
     return [{**question, IMAGE: None if question["modality"] == IMAGELESS else row[IMAGE]}
             for row in rows for question in row[QUESTIONS]]
-
-
-def _fields(item: Item, record: type = Item) -> dict:
-    """The fields `record` (Item or one made from it) is made from; its prompt is made from them again."""
-    return {f.name: getattr(item, f.name) for f in dataclasses.fields(record) if f.init}
 
 
 def _scene_object(scene: Scene, story_object) -> SceneObject:
@@ -155,7 +149,7 @@ def _pair_questions(scene: Scene, item: Item, config: str, view: str, image_name
     story["image+text"] = story["text"]
     yes_word, no_word = texts["yes_no"]
     common = dict(
-        _fields(item), config=config, view=view, facts=(), answer_set_size=1, hops=0, objects=(), topology=(),
+        init_fields(item), config=config, view=view, facts=(), answer_set_size=1, hops=0, objects=(), topology=(),
         path=(), path_text="", path_decides=False, tightness=0.0, layout_decides=False, image_name=image_name,
     )
     out = []
@@ -210,7 +204,7 @@ def agent_vision_rows(scene: Scene, rows: Sequence[AgentItem], images: Mapping[s
         name = IMAGE_OF_STORY[row.story_view]
         if labels[name] is not None and not set(row.query.pair) <= set(labels[name].values()):
             continue  # the image hides a queried object: no question about it with this image
-        asked[name].append(AgentVisionItem(**{**_fields(row, AgentItem), "config": config,
+        asked[name].append(AgentVisionItem(**{**init_fields(row, AgentItem), "config": config,
                                               "id": row.id.replace(row.config, config)},
                                            modality="image+story", pair=None, image_name=name))
     observer = next(row.story_pose for row in rows if row.kind == "agent")
@@ -233,7 +227,7 @@ def _seen_pair_questions(scene: Scene, row: AgentItem, config: str, observer: Po
     seen = data_json("agents.json")["seen"]
     yes_word, no_word = data_json("templates.json")["yes_no"]
     common = dict(
-        _fields(row, AgentItem), config=config, setting=IMAGE_ONLY_SETTING, story=observer_frame(observer, rng), facts=(),
+        init_fields(row, AgentItem), config=config, setting=IMAGE_ONLY_SETTING, story=observer_frame(observer, rng), facts=(),
         answer_set_size=1, hops=0, objects=(), topology=(), path=(), path_text="", path_decides=False,
         tightness=0.0, layout_decides=False, story_order=tuple(names), kind="agent", story_view=AGENT_VIEW,
         story_pose=observer, question_pose=observer, frame_changes=0, frame_angle=0,

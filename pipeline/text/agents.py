@@ -25,7 +25,6 @@ in the north-facing view's words). Every choice is drawn from seeds of the room 
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from random import Random
 
@@ -39,7 +38,7 @@ from pipeline.spatial.frames import FACINGS, OBSERVER, TOP_DOWN, facing_between,
 from pipeline.spatial.grid import Cell
 from pipeline.spatial.reasoning import PathStep, reasoning_path
 from pipeline.spatial.relations import DIRECTIONS, direction, direction_of_points, region, relation_words
-from pipeline.text.items import Item, Query, StoryObject
+from pipeline.text.items import Item, Query, StoryObject, init_fields
 from pipeline.text.prompts import AGENT_VIEW, DEFAULT_STYLE, prompt_text
 from pipeline.text.stories import binary_sentences, objects_sentence, opening, unary_sentences, written_path
 from pipeline.text.words import Phrases, Wording, sentence
@@ -139,7 +138,7 @@ def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
             subject, reference = query
             path = tuple(_turned_step(step, facing) for step in reasoning_path(story_facts, subject, reference))
             common = dict(
-                _fields(told), id=f"{scene.room_id}-{config}-{setting}-{kind}", config=config, view=OBSERVER,
+                init_fields(told), id=f"{scene.room_id}-{config}-{setting}-{kind}", config=config, view=OBSERVER,
                 setting=setting, facts=story_facts, story=story, answer_set=answer, answer_set_size=len(answer),
                 true_relation=seen_facing(direction(cells[subject], cells[reference]), facing),
                 continuous_relation=seen_facing(direction_of_points(centres[subject], centres[reference]), facing),
@@ -170,10 +169,6 @@ def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
                                 "options": (yes, no), "candidate": candidate,
                                 "answer": yes if candidate in answer else no}))
     return tuple(out)
-
-
-def _fields(item: Item) -> dict:
-    return {f.name: getattr(item, f.name) for f in dataclasses.fields(Item) if f.init}
 
 
 def _story_observer(scene: Scene, item: Item, rng: Random) -> Pose:

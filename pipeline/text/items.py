@@ -14,6 +14,7 @@ Arrow schema and JSON Schema from its fields.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from itertools import chain
 from random import Random
@@ -108,6 +109,12 @@ class Item:
             DEFAULT_STYLE, story=self.story, question=self.question, options=self.options,
             question_type=self.question_type, setting=self.setting, view=self.view, d=self.d,
             relations=(fact.relation for fact in self.facts), modality=getattr(self, "modality", None)))
+
+
+def init_fields(item: Item, record: type = Item) -> dict:
+    """The fields `record` (Item or a record made from it) is made from: a copy of `item` as another
+    record, or with other values, is made from these, and its prompt is made again."""
+    return {f.name: getattr(item, f.name) for f in dataclasses.fields(record) if f.init}
 
 
 def oriented(facts: dict[str, tuple[Fact, ...]], flipped: set[tuple[str, str]]) -> dict[str, tuple[Fact, ...]]:

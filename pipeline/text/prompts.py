@@ -18,6 +18,7 @@ from functools import lru_cache
 
 from pipeline.data import data_json
 from pipeline.errors import RoomspaceError
+from pipeline.spatial.frames import OBSERVER
 from pipeline.spatial.relations import (DIRECTIONS, REGIONS, WALL_CONTACT, direction_signs, distance_scale, kind,
                                         region_bands, relation_words)
 
@@ -49,7 +50,7 @@ def row_kind(setting: str, modality: str | None) -> str:
 
 def _words(code: str, view: str, field: str) -> str:
     """A code's words in `view`; an egocentric story (AGENT_VIEW) uses the north-facing observer's words."""
-    return relation_words(code, "north_facing" if view == AGENT_VIEW else view, field)
+    return relation_words(code, OBSERVER if view == AGENT_VIEW else view, field)
 
 
 def _sign_lines(view: str, axes: dict, template: str, parts) -> str:
