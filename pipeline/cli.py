@@ -224,7 +224,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "invented object and relation words (defined in each story), e.g. n5_m4_d144")
     build.add_argument("--agents", metavar="CONFIGS",
                        help="base configurations that also get an agent_<base> configuration: stories and "
-                            "questions told from an observer facing a wall, e.g. n5_m4_d144")
+                            "questions told from an observer facing a wall, e.g. n5_m4_d144; one also in --vision "
+                            "gets vision_agent_<base> too, those rows with their images")
     build.add_argument("--train-rooms", type=positive_int, default=0, metavar="N",
                        help="also build a train split of N rooms, other houses than the test rooms (default: none)")
     build.add_argument("--validation-rooms", type=positive_int, default=0, metavar="M",
