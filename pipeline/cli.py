@@ -318,8 +318,9 @@ def build_parser() -> argparse.ArgumentParser:
     run_model.add_argument("--model", required=True, help="model name sent with each request")
     run_model.add_argument("--out", dest="predictions_out", type=Path, required=True,
                            help="predictions file (JSON lines) for `roomspace score`")
-    run_model.add_argument("--config", help="comma-separated configurations, twin_* and vision_* ones included "
-                                            "(default: every one there); vision rows are sent with their image")
+    run_model.add_argument("--config", help="comma-separated configurations, any kind (twin_*, vision_*, agent_*, "
+                                            "vision_agent_*; default: every one there); vision rows are sent with "
+                                            "their image")
     run_model.add_argument("--style", choices=STYLES, default=DEFAULT_STYLE,
                            help=f"prompt style (default: {DEFAULT_STYLE}, the rows' own prompt column)")
     run_model.add_argument("--samples", type=positive_int, default=1,
