@@ -142,6 +142,7 @@ def _procthor_for_roomspace(floor_counts: list[int], offline: bool, stock_procth
             np.random.set_state(saved_numpy)
 
 
+@lru_cache(maxsize=None)  # installed versions do not change while a process runs; reading them costs ms per house
 def versions(controller: str = "offline") -> tuple[tuple[str, str], ...]:
     pairs = [("procthor", metadata.version("procthor")), ("ai2thor", metadata.version("ai2thor")), ("roomspace", pipeline.__version__)]
     if controller == "ai2thor":

@@ -138,8 +138,8 @@ def _load_document(path: Path) -> tuple[Scene, dict]:
 
 def write_scene(path: Path, house: dict, scene: Scene) -> None:
     """Write one scene file atomically, after checking it against the schema."""
-    document = json.loads(dumps(scene_document(house, scene)))
-    problems = schema_errors(document)
+    text = dumps(scene_document(house, scene))
+    problems = schema_errors(json.loads(text))
     if problems:
         raise RoomspaceError(f"scene {scene.room_id} breaks the scene schema: {problems[0]}")
-    write_atomic(path, lambda target: target.write_text(dumps(document), encoding="utf-8", newline="\n"))
+    write_atomic(path, lambda target: target.write_text(text, encoding="utf-8", newline="\n"))
