@@ -47,8 +47,8 @@ from pipeline.spatial.topology import ROOM
 from pipeline.text.agents import AGENT_PREFIX, AgentItem, Pose, observer_frame
 from pipeline.text.items import Item, Query, init_fields
 from pipeline.text.prompts import AGENT_VIEW, CENTRES_SETTING, IMAGE_ONLY_SETTING, PAIR_MODALITIES
-from pipeline.text.stories import tell_centres
-from pipeline.text.words import Phrases, object_labels, sentence, type_words
+from pipeline.text.stories import Teller
+from pipeline.text.words import Phrases, Wording, object_labels, sentence, type_words
 
 IMAGE_OF_VIEW = {"top_down": "top_down", "north_facing": "south_door"}
 IMAGE_OF_STORY = {**IMAGE_OF_VIEW, AGENT_VIEW: "first_person"}  # an agent row's story frame: its image
@@ -144,7 +144,7 @@ def _pair_questions(scene: Scene, item: Item, config: str, view: str, image_name
     texts = data_json("templates.json")
     story = {
         "image": sentence(rng.choice(texts["frame"][view])),
-        "text": tell_centres(scene.room_type, scene.side, centres, names, phrases, view, rng),
+        "text": Teller(Wording(phrases)).centres(scene.room_type, scene.side, centres, names, view, rng),
     }
     story["image+text"] = story["text"]
     yes_word, no_word = texts["yes_no"]

@@ -40,7 +40,7 @@ from pipeline.spatial.reasoning import PathStep, reasoning_path
 from pipeline.spatial.relations import DIRECTIONS, direction, direction_of_points, region, relation_words
 from pipeline.text.items import Item, Query, StoryObject, init_fields
 from pipeline.text.prompts import AGENT_VIEW, DEFAULT_STYLE, prompt_text
-from pipeline.text.stories import binary_sentences, objects_sentence, opening, unary_sentences, written_path
+from pipeline.text.stories import Teller, written_path
 from pipeline.text.words import Phrases, Wording, sentence
 
 AGENT_PREFIX = "agent_"
@@ -205,13 +205,13 @@ def observer_frame(observer: Pose, rng: Random) -> str:
 def _egocentric_story(scene: Scene, item: Item, facts: tuple[Fact, ...], you_facts: tuple[Fact, ...],
                       observer: Pose, names: list[str], rng: Random) -> str:
     """The setting's facts and the facts about you, every one in your words; your region in the frame sentence."""
-    wording = _observer_wording(item, observer.facing)
+    teller = Teller(_observer_wording(item, observer.facing))
     return " ".join(filter(None, [
-        opening(scene.room_type, scene.side, rng),
+        teller.opening(scene.room_type, scene.side, rng),
         observer_frame(observer, rng),
-        objects_sentence(item.story_order, wording, rng),
-        *unary_sentences(facts, item.story_order, wording, AGENT_VIEW, rng),
-        *binary_sentences(facts + you_facts[1:], wording, AGENT_VIEW, rng),
+        teller.objects(item.story_order, rng),
+        *teller.unary(facts, item.story_order, AGENT_VIEW, rng),
+        *teller.binary(facts + you_facts[1:], AGENT_VIEW, rng),
     ]))
 
 

@@ -31,7 +31,7 @@ from pipeline.spatial.relations import DIRECTIONS, VIEWS, converse, direction, d
 from pipeline.spatial.topology import RCC8, neighbours, rcc8_converse, snapped_footprint, topology_facts
 from pipeline.text.configs import Config
 from pipeline.text.prompts import DEFAULT_STYLE, RCC8_SETTING, prompt_text
-from pipeline.text.stories import tell_rcc8, tell_setting, text_seed, written_path
+from pipeline.text.stories import Teller, text_seed, written_path
 from pipeline.text.words import Phrases, Wording, object_names, type_words
 
 QUESTION_TYPES = ("FR", "YN")
@@ -156,7 +156,7 @@ class Choice:
     objects: tuple[SceneObject, ...]  # o_1 ... o_n
     names: tuple[str, ...]  # in o order
     order: tuple[str, ...]  # the names in the order stories introduce them
-    wording: Wording
+    teller: Teller  # tells stories in these names, keeping their sentences for the room's other configurations
 
 
 class RoomItems:
@@ -183,8 +183,8 @@ class RoomItems:
             chosen = draw.sample(list(self.scene.prominent), n)
             intro = draw.sample(range(n), n)
             names = object_names(chosen, intro)
-            wording = Wording(Phrases(names, [type_words(o.type) for o in chosen]))
-            self._choices[n] = Choice(tuple(chosen), tuple(names), tuple(names[k] for k in intro), wording)
+            teller = Teller(Wording(Phrases(names, [type_words(o.type) for o in chosen])))
+            self._choices[n] = Choice(tuple(chosen), tuple(names), tuple(names[k] for k in intro), teller)
         return self._choices[n]
 
     def footprint(self, scene_object: SceneObject) -> tuple[Point, ...]:
@@ -231,7 +231,7 @@ def room_items(scene: Scene, config: Config) -> tuple[Item, ...]:
 def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, footprints: list[tuple[Point, ...]],
            topology: tuple[Fact, ...], known: Answers) -> tuple[Item, ...]:
     n = config.n
-    chosen, names, order, wording = choice.objects, choice.names, choice.order, choice.wording
+    chosen, names, order, teller = choice.objects, choice.names, choice.order, choice.teller
     pairs = described_pairs(n, config.m)
     rng = Random(derive_seed(scene.room_id, config.name))
     flipped = {pair for a, b in pairs if rng.random() < 0.5 for pair in ((names[a], names[b]), (names[b], names[a]))}
@@ -271,10 +271,10 @@ def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, footpri
         )
         for view in VIEWS:
             pool = answer if targets[setting, view] else tuple(c for c in DIRECTIONS if c not in answer)
-            texts = tell_setting(scene.room_type, scene.side, facts[setting], order, wording, view,
-                                 query.pair, pool, text_seed(scene.room_id, config.name, setting, view))
+            texts = teller.setting(scene.room_type, scene.side, facts[setting], order, view, query.pair, pool,
+                                   text_seed(scene.room_id, config.name, setting, view))
             if (links, view) not in path_texts:
-                path_texts[links, view] = written_path(path, query.subject, wording, view) if path else ""
+                path_texts[links, view] = written_path(path, query.subject, teller.wording, view) if path else ""
             per_view = dict(common, view=view, story=texts.story, path_text=path_texts[links, view])
             items.append(Item(
                 id=f"{scene.room_id}-{config.name}-{setting}-{view}-FR", question_type="FR",
@@ -293,9 +293,8 @@ def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, footpri
     stated = {o.name: o.footprint for o in objects}
     for view in VIEWS:
         candidate = truth if view == yes_view else near_miss
-        text, question = tell_rcc8(scene.room_type, scene.side, stated, order, wording, view,
-                                   rcc8_pair.pair, candidate,
-                                   text_seed(scene.room_id, config.name, RCC8_SETTING, view))
+        text, question = teller.rcc8(scene.room_type, scene.side, stated, order, view, rcc8_pair.pair, candidate,
+                                     text_seed(scene.room_id, config.name, RCC8_SETTING, view))
         items.append(Item(
             **shared, id=f"{scene.room_id}-{config.name}-{RCC8_SETTING}-{view}-YN", setting=RCC8_SETTING, view=view,
             question_type="YN", story=text, question=question, options=(yes, no),

@@ -6,7 +6,7 @@ can tell the same items again in invented words with the same draws.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from random import Random
 
@@ -17,82 +17,11 @@ from pipeline.spatial.facts import Fact
 from pipeline.spatial.reasoning import PathStep, path_text
 from pipeline.spatial.relations import DIRECTIONS
 from pipeline.spatial.topology import ROOM, rcc8_question, stated_side
-from pipeline.text.words import Phrases, Wording, join_words, sentence
+from pipeline.text.words import Wording, join_words, sentence
 
 
-def unary_sentences(facts: tuple[Fact, ...], order: Sequence[str], wording: Wording, view: str,
-                    rng: Random) -> list[str]:
-    """Region (and wall-contact) facts, one sentence for each group of objects that share them."""
-    templates = data_json("templates.json")
-    per_object: dict[str, dict[str, str]] = {name: {} for name in order}
-    for fact in facts:
-        if fact.object is None:
-            kind = "wall" if fact.relation in ("TPP", "NTPP") else "region"
-            per_object[fact.subject][kind] = fact.relation
-    groups: dict[tuple[str, str | None], list[str]] = {}
-    for name in order:
-        if "region" in per_object[name]:
-            groups.setdefault((per_object[name]["region"], per_object[name].get("wall")), []).append(name)
-    out = []
-    for (region, wall), members in groups.items():
-        slot = templates["region_wall" if wall else "region"]["one" if len(members) == 1 else "many"]
-        text = rng.choice(slot).format(
-            subjects=join_words([wording.phrases.ref(name) for name in members]),
-            region=wording.words(region, view, "phrase"),
-            wall=wording.words(wall, view, "phrase") if wall else "",
-        )
-        out.append(sentence(text))
-    return out
-
-
-def binary_sentences(facts: tuple[Fact, ...], wording: Wording, view: str, rng: Random) -> list[str]:
-    """Direction and distance facts: one sentence per subject and relation, naming all its objects."""
-    templates = data_json("templates.json")
-    per_pair: dict[tuple[str, str], dict[str, str]] = {}
-    for fact in facts:
-        if fact.object is not None:
-            kind = "direction" if fact.relation in DIRECTIONS else "distance"
-            per_pair.setdefault((fact.subject, fact.object), {})[kind] = fact.relation
-    groups: dict[tuple[str, str, str | None], list[str]] = {}
-    for (subject, obj), relations in per_pair.items():
-        groups.setdefault((subject, relations["direction"], relations.get("distance")), []).append(obj)
-    out = []
-    for (subject, direction_code, distance_code), objects in groups.items():
-        tail = ""
-        if distance_code:
-            slot = templates["distance"]["one" if len(objects) == 1 else "many"]
-            tail = rng.choice(slot).format(distance=wording.words(distance_code, view, "phrase"))
-        text = rng.choice(templates["relation"]).format(
-            subject=wording.phrases.ref(subject),
-            direction=wording.words(direction_code, view, "phrase"),
-            objects=join_words([wording.phrases.ref(name) for name in objects]),
-            distance=tail,
-        )
-        out.append(sentence(text))
-    return out
-
-
-def opening(room_type: str, side: float, rng: Random) -> str:
-    room = data_json("vocabulary.json")["room_names"][room_type]
-    return sentence(rng.choice(data_json("templates.json")["opening"]).format(room=room, side=f"{side:.1f}"))
-
-
-def objects_sentence(order: Sequence[str], wording: Wording, rng: Random) -> str:
-    names = join_words([wording.phrases.intro(n) for n in order])
-    return sentence(rng.choice(data_json("templates.json")["objects"]).format(objects=names))
-
-
-def story(room_type: str, side: float, facts: tuple[Fact, ...], order: Sequence[str], wording: Wording, view: str,
-          rng: Random) -> str:
-    parts = [
-        opening(room_type, side, rng),
-        sentence(rng.choice(data_json("templates.json")["frame"][view])),
-        wording.glossary,
-        objects_sentence(order, wording, rng),
-        *unary_sentences(facts, order, wording, view, rng),
-        *binary_sentences(facts, wording, view, rng),
-    ]
-    return " ".join(filter(None, parts))
+def _templates() -> dict:
+    return data_json("templates.json")
 
 
 @dataclass(frozen=True)
@@ -105,62 +34,173 @@ class SettingTexts:
     yn_question: str
 
 
-def tell_setting(room_type: str, side: float, facts: tuple[Fact, ...], order: Sequence[str], wording: Wording, view: str,
-         query: tuple[str, str], pool: Sequence[str], seed: int) -> SettingTexts:
-    """Every draw comes from `seed` in a fixed sequence, whatever the words: a twin redraws the same."""
-    rng = Random(seed)
-    text = story(room_type, side, facts, order, wording, view, rng)
-    questions = data_json("templates.json")["question"]
-    a, b = (wording.phrases.ref(name) for name in query)
-    fr = sentence(rng.choice(questions["FR"][view]).format(a=a, b=b))
-    candidate = rng.choice(pool)
-    relation = wording.words(candidate, view, "phrase")
-    return SettingTexts(text, fr, candidate, sentence(rng.choice(questions["YN"][view]).format(a=a, b=b, relation=relation)))
+class Teller:
+    """Tells stories in one wording, keeping every sentence it has rendered.
 
+    A story draws each sentence's template from its seed, and a draw depends only on how many
+    templates there are: so a sentence is rendered in all its templates once, the first time it
+    is told, and later tellings draw among those renderings. The same draws pick the same texts
+    as rendering only the template drawn; and a room's configurations share most sentences (in
+    the sweep, nine in ten of those relating objects), so a teller kept per room and set of
+    names renders few.
+    """
 
-def footprint_sentence(name: str, footprint: Sequence[Point], wording: Wording, rng: Random) -> str:
-    """An axis-aligned rectangle by its spans, any other footprint by its corners."""
-    slots = data_json("templates.json")["rcc8"]
-    xs, ys = sorted({x for x, _ in footprint}), sorted({y for _, y in footprint})
-    subject = wording.phrases.ref(name)
-    if len(footprint) == 4 and len(xs) == len(ys) == 2:
-        return sentence(rng.choice(slots["box"]).format(subject=subject, x0=f"{xs[0]:g}", x1=f"{xs[1]:g}",
-                                                        y0=f"{ys[0]:g}", y1=f"{ys[1]:g}"))
-    corners = join_words([f"({x:g}, {y:g})" for x, y in footprint])
-    return sentence(rng.choice(slots["polygon"]).format(subject=subject, corners=corners))
+    def __init__(self, wording: Wording) -> None:
+        self.wording = wording
+        self._renderings: dict[tuple, list] = {}  # a sentence's key -> its text in each template
 
+    def _draw(self, rng: Random, key: tuple, render: Callable[[], list]):
+        """`rng`'s draw among the renderings of sentence `key`, rendered when first told."""
+        renderings = self._renderings.get(key)
+        if renderings is None:
+            renderings = self._renderings[key] = render()
+        return rng.choice(renderings)
 
-def tell_rcc8(room_type: str, side: float, footprints: Mapping[str, Sequence[Point]], order: Sequence[str],
-              wording: Wording, view: str, query: tuple[str, str], candidate: str, seed: int) -> tuple[str, str]:
-    """The rcc8 setting's story (every footprint in metres, as snapped) and its YN question."""
-    rng = Random(seed)
-    slots = data_json("templates.json")["rcc8"]
-    parts = [
-        opening(room_type, side, rng),
-        sentence(rng.choice(slots["frame"][view]).format(side=f"{stated_side(side):g}")),
-        wording.glossary,
-        objects_sentence(order, wording, rng),
-        *(footprint_sentence(name, footprints[name], wording, rng) for name in order),
-    ]
+    def _ref(self, name: str) -> str:
+        return self.wording.phrases.ref(name)
 
-    def region(name: str) -> str:
-        return slots["floor"] if name == ROOM else slots["footprint"].format(object=wording.phrases.ref(name))
+    def opening(self, room_type: str, side: float, rng: Random) -> str:
+        def render() -> list[str]:
+            room = data_json("vocabulary.json")["room_names"][room_type]
+            return [sentence(t.format(room=room, side=f"{side:.1f}")) for t in _templates()["opening"]]
 
-    question = rcc8_question(candidate).format(a=region(query[0]), b=region(query[1]))
-    return " ".join(filter(None, parts)), sentence(question)
+        return self._draw(rng, ("opening", room_type, side), render)
 
+    def objects(self, order: Sequence[str], rng: Random) -> str:
+        def render() -> list[str]:
+            names = join_words([self.wording.phrases.intro(n) for n in order])
+            return [sentence(t.format(objects=names)) for t in _templates()["objects"]]
 
-def tell_centres(room_type: str, side: float, centres: Mapping[str, Point], order: Sequence[str], phrases: Phrases,
-                 view: str, rng: Random) -> str:
-    """A story that places objects as an image does: each object's centre in metres, in the rcc8 frame."""
-    slots = data_json("templates.json")
-    return " ".join([
-        opening(room_type, side, rng),
-        sentence(rng.choice(slots["rcc8"]["frame"][view]).format(side=f"{stated_side(side):g}")),
-        objects_sentence(order, Wording(phrases), rng),
-        *(sentence(rng.choice(slots["centre"]).format(subject=phrases.ref(name), x=f"{centres[name][0]:g}",
-                                                      y=f"{centres[name][1]:g}")) for name in order),
-    ])
+        return self._draw(rng, ("objects", *order), render)
+
+    def unary(self, facts: tuple[Fact, ...], order: Sequence[str], view: str, rng: Random) -> list[str]:
+        """Region (and wall-contact) facts, one sentence for each group of objects that share them."""
+        per_object: dict[str, dict[str, str]] = {name: {} for name in order}
+        for fact in facts:
+            if fact.object is None:
+                kind = "wall" if fact.relation in ("TPP", "NTPP") else "region"
+                per_object[fact.subject][kind] = fact.relation
+        groups: dict[tuple[str, str | None], list[str]] = {}
+        for name in order:
+            if "region" in per_object[name]:
+                groups.setdefault((per_object[name]["region"], per_object[name].get("wall")), []).append(name)
+        return [self._placed(tuple(members), region, wall, view, rng) for (region, wall), members in groups.items()]
+
+    def _placed(self, members: tuple[str, ...], region: str, wall: str | None, view: str, rng: Random) -> str:
+        def render() -> list[str]:
+            words = self.wording.words
+            slot = _templates()["region_wall" if wall else "region"]["one" if len(members) == 1 else "many"]
+            return [sentence(t.format(subjects=join_words([self._ref(name) for name in members]),
+                                      region=words(region, view, "phrase"),
+                                      wall=words(wall, view, "phrase") if wall else "")) for t in slot]
+
+        return self._draw(rng, ("placed", view, region, wall, *members), render)
+
+    def binary(self, facts: tuple[Fact, ...], view: str, rng: Random) -> list[str]:
+        """Direction and distance facts: one sentence per subject and relation, naming all its objects."""
+        per_pair: dict[tuple[str, str], dict[str, str]] = {}
+        for fact in facts:
+            if fact.object is not None:
+                kind = "direction" if fact.relation in DIRECTIONS else "distance"
+                per_pair.setdefault((fact.subject, fact.object), {})[kind] = fact.relation
+        groups: dict[tuple[str, str, str | None], list[str]] = {}
+        for (subject, obj), relations in per_pair.items():
+            groups.setdefault((subject, relations["direction"], relations.get("distance")), []).append(obj)
+        return [self._related(subject, direction, distance, tuple(objects), view, rng)
+                for (subject, direction, distance), objects in groups.items()]
+
+    def _related(self, subject: str, direction: str, distance: str | None, objects: tuple[str, ...], view: str,
+                 rng: Random) -> str:
+        """Drawn as told: the distance's tail first (when there is a distance), then the sentence."""
+        def render() -> list:
+            words, templates = self.wording.words, _templates()
+            fields = dict(subject=self._ref(subject), direction=words(direction, view, "phrase"),
+                          objects=join_words([self._ref(name) for name in objects]))
+            if not distance:
+                return [sentence(t.format(**fields, distance="")) for t in templates["relation"]]
+            tails = [t.format(distance=words(distance, view, "phrase"))
+                     for t in templates["distance"]["one" if len(objects) == 1 else "many"]]
+            return [[sentence(t.format(**fields, distance=tail)) for t in templates["relation"]] for tail in tails]
+
+        told = self._draw(rng, ("related", view, subject, direction, distance, *objects), render)
+        return rng.choice(told) if distance else told
+
+    def story(self, room_type: str, side: float, facts: tuple[Fact, ...], order: Sequence[str], view: str,
+              rng: Random) -> str:
+        parts = [
+            self.opening(room_type, side, rng),
+            self._draw(rng, ("frame", view), lambda: [sentence(t) for t in _templates()["frame"][view]]),
+            self.wording.glossary,
+            self.objects(order, rng),
+            *self.unary(facts, order, view, rng),
+            *self.binary(facts, view, rng),
+        ]
+        return " ".join(filter(None, parts))
+
+    def setting(self, room_type: str, side: float, facts: tuple[Fact, ...], order: Sequence[str], view: str,
+                query: tuple[str, str], pool: Sequence[str], seed: int) -> SettingTexts:
+        """Every draw comes from `seed` in a fixed sequence, whatever the words: a twin redraws the same."""
+        rng = Random(seed)
+        text = self.story(room_type, side, facts, order, view, rng)
+        a, b = query
+        fr = self._draw(rng, ("FR", view, a, b), lambda: self._questions("FR", view, query))
+        candidate = rng.choice(pool)
+        yn = self._draw(rng, ("YN", view, a, b, candidate), lambda: self._questions("YN", view, query, candidate))
+        return SettingTexts(text, fr, candidate, yn)
+
+    def _questions(self, question_type: str, view: str, query: tuple[str, str], candidate: str | None = None) -> list[str]:
+        a, b = (self._ref(name) for name in query)
+        relation = self.wording.words(candidate, view, "phrase") if candidate else ""
+        return [sentence(t.format(a=a, b=b, relation=relation)) for t in _templates()["question"][question_type][view]]
+
+    def _footprint(self, name: str, footprint: Sequence[Point], rng: Random) -> str:
+        """An axis-aligned rectangle by its spans, any other footprint by its corners."""
+        def render() -> list[str]:
+            slots = _templates()["rcc8"]
+            xs, ys = sorted({x for x, _ in footprint}), sorted({y for _, y in footprint})
+            subject = self._ref(name)
+            if len(footprint) == 4 and len(xs) == len(ys) == 2:
+                return [sentence(t.format(subject=subject, x0=f"{xs[0]:g}", x1=f"{xs[1]:g}", y0=f"{ys[0]:g}",
+                                          y1=f"{ys[1]:g}")) for t in slots["box"]]
+            corners = join_words([f"({x:g}, {y:g})" for x, y in footprint])
+            return [sentence(t.format(subject=subject, corners=corners)) for t in slots["polygon"]]
+
+        return self._draw(rng, ("footprint", name, tuple(footprint)), render)
+
+    def _rcc8_frame(self, side: float, view: str, rng: Random) -> str:
+        return self._draw(rng, ("rcc8 frame", view, side), lambda: [
+            sentence(t.format(side=f"{stated_side(side):g}")) for t in _templates()["rcc8"]["frame"][view]])
+
+    def rcc8(self, room_type: str, side: float, footprints: Mapping[str, Sequence[Point]], order: Sequence[str],
+             view: str, query: tuple[str, str], candidate: str, seed: int) -> tuple[str, str]:
+        """The rcc8 setting's story (every footprint in metres, as snapped) and its YN question."""
+        rng = Random(seed)
+        slots = _templates()["rcc8"]
+        parts = [
+            self.opening(room_type, side, rng),
+            self._rcc8_frame(side, view, rng),
+            self.wording.glossary,
+            self.objects(order, rng),
+            *(self._footprint(name, footprints[name], rng) for name in order),
+        ]
+
+        def region(name: str) -> str:
+            return slots["floor"] if name == ROOM else slots["footprint"].format(object=self._ref(name))
+
+        question = rcc8_question(candidate).format(a=region(query[0]), b=region(query[1]))
+        return " ".join(filter(None, parts)), sentence(question)
+
+    def centres(self, room_type: str, side: float, centres: Mapping[str, Point], order: Sequence[str], view: str,
+                rng: Random) -> str:
+        """A story that places objects as an image does: each object's centre in metres, in the rcc8 frame."""
+        slots = _templates()
+        return " ".join([
+            self.opening(room_type, side, rng),
+            self._rcc8_frame(side, view, rng),
+            self.objects(order, rng),
+            *(sentence(rng.choice(slots["centre"]).format(subject=self._ref(name), x=f"{centres[name][0]:g}",
+                                                          y=f"{centres[name][1]:g}")) for name in order),
+        ])
 
 
 def text_seed(room_id: str, config: str, setting: str, view: str) -> int:

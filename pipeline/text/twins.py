@@ -27,7 +27,7 @@ from pipeline.spatial.reasoning import PathStep
 from pipeline.spatial.relations import DIRECTIONS, DISTANCES, REGIONS, WALL_CONTACT, kind, relation_words
 from pipeline.spatial.topology import ROOM
 from pipeline.text.items import RCC8_SETTING, Item, Query
-from pipeline.text.stories import tell_rcc8, tell_setting, text_seed, written_path
+from pipeline.text.stories import Teller, text_seed, written_path
 from pipeline.text.words import Phrases, Wording, sentence, type_words
 
 TWIN_PREFIX = "twin_"
@@ -110,9 +110,9 @@ def _twin_group(group: list[Item]) -> list[Item]:
     questions: dict[str, str] = {}
     if first.setting == RCC8_SETTING:
         for item in group:
-            story, questions[item.question_type] = tell_rcc8(
-                item.room_type, item.room_side, {o.name: o.footprint for o in objects}, order, Wording(phrases),
-                item.view, query.pair, item.candidate, seed)
+            story, questions[item.question_type] = Teller(Wording(phrases)).rcc8(
+                item.room_type, item.room_side, {o.name: o.footprint for o in objects}, order, item.view, query.pair,
+                item.candidate, seed)
     else:
         # All nine directions are defined, whatever the story states: the questions and the path use them.
         glossary = words.glossary({f.relation for f in facts} | set(DIRECTIONS), first.view)
@@ -123,11 +123,11 @@ def _twin_group(group: list[Item]) -> list[Item]:
         pool = first.answer_set
         if yn is not None and yn.candidate not in yn.answer_set:
             pool = tuple(c for c in DIRECTIONS if c not in yn.answer_set)
-        texts = tell_setting(first.room_type, first.room_side, facts, order, wording, first.view, query.pair, pool,
-                             seed)
+        texts = Teller(wording).setting(first.room_type, first.room_side, facts, order, first.view, query.pair, pool,
+                                        seed)
         if yn is not None and texts.candidate != yn.candidate:
             raise RoomspaceError(f"item {yn.id}: its twin drew candidate {texts.candidate}, not {yn.candidate}; "
-                                 "stories.tell_setting no longer draws as it did for this item")
+                                 "stories.Teller.setting no longer draws as it did for this item")
         story, questions = texts.story, {"FR": texts.fr_question, "YN": texts.yn_question}
         renamed["path_text"] = written_path(path, query.subject, wording, first.view) if path else ""
     return [dataclasses.replace(

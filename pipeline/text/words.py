@@ -86,8 +86,8 @@ Words = Callable[[str, str, str], str]  # (code, view, field) -> words, as relat
 
 @dataclass(frozen=True)
 class Wording:
-    """The words a story is tell_setting in: how it refers to objects, and the words of each relation code."""
+    """The words a story is told in: how it refers to objects, and the words of each relation code."""
 
     phrases: Phrases
     words: Words = relation_words
-    glossary: str = ""  # tell_setting after the frame: a twin's definitions of its invented words
+    glossary: str = ""  # told after the frame: a twin's definitions of its invented words
