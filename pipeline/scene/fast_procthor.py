@@ -29,9 +29,13 @@ houses stay byte-identical (tests/test_fast_procthor.py compares whole houses wi
 4. `OrthogonalPolygon.get_neighboring_rectangles` (one `shapely.contains_xy` for all cells) and
    `get_all_rectangles` (rounds of joins remembered per polygon), run on every change of a room's
    open polygon; `AssetGroupGenerator.__attrs_post_init__` (a group's copied, flattened data made
-   once and unpickled after); `ProceduralRoom._place_asset` and `_place_asset_group` (one row read
-   without `DataFrame.to_dict`, which iterates every column of a wide frame); `ProceduralRoom.sample_asset`
-   (size filters on numpy arrays, not Series). Each says why it is exact.
+   once and unpickled after). Each says why it is exact.
+5. `ProceduralRoom.sample_asset`, which filters the room's asset and asset-group frames several
+   times per object (each filter a `take` over every column) and draws with `DataFrame.sample()`:
+   the same filters on numpy columns, row positions in place of frames, and `.sample()`'s own
+   `np.random.choice` call. The room's `spawnable_assets` and `spawnable_asset_groups` are held as
+   `KeptRows`, the first frame and a mask of the rows stock would still hold, so choosing an
+   asset narrows a mask where stock filters a frame (`_place_asset`, `_place_asset_group`).
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ import pickle
 import random
 
 import numpy as np
+import pandas as pd
 import procthor.databases as databases
 import shapely
 from pandas.core.dtypes.cast import maybe_box_native
@@ -239,18 +244,82 @@ def asset_group_post_init(self: AssetGroupGenerator) -> None:
     _prepared_groups[key] = (original, pickle.dumps(self.data, protocol=pickle.HIGHEST_PROTOCOL))
 
 
-def _first_record(frame) -> dict:
-    """`frame.to_dict(orient="records")[0]` without iterating all rows of every column (the frames are wide).
+class KeptRows:
+    """A frame of spawnable rows and which of them stock would still hold.
 
-    `to_dict` yields each column's first value as a Python scalar (numpy and object values boxed by
-    `maybe_box_native`); `iloc[0]` gives the same values, boxed here the same way, in column order.
+    After assigning `ProceduralRoom.spawnable_assets` and `spawnable_asset_groups`, stock only
+    narrows them (boolean filters, `drop` of a row's label), each time a frame `take` over every
+    column. Successive boolean filters keep the rows where all their masks hold, in frame order,
+    with their labels; so the room keeps the first frame and one mask, narrowed in place.
     """
-    return {column: maybe_box_native(value) for column, value in zip(frame.columns.tolist(), frame.iloc[0].tolist())}
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+        self.keep = np.ones(len(frame), dtype=bool)
+        self._columns: dict[str, np.ndarray] = {}
+
+    def column(self, name: str) -> np.ndarray:
+        """All of the frame's column `name` as numpy (a str column as an object array of str)."""
+        if name not in self._columns:
+            self._columns[name] = self.frame[name].to_numpy()
+        return self._columns[name]
+
+    def kept(self) -> pd.DataFrame:
+        """The frame stock would hold: the kept rows."""
+        return self.frame if self.keep.all() else self.frame[self.keep]
+
+    def record(self, position: int, with_index: bool = False) -> dict:
+        """Row `position` as `to_dict(orient="records")` of its one-row frame gives it (after `reset_index()`
+        if `with_index`: the index first, under its name).
+
+        `to_dict` yields Python scalars, numpy values boxed by `maybe_box_native`; `iloc[position]`
+        gives the row's values, boxed here the same way, in column order.
+        """
+        out = {self.frame.index.name: self.frame.index[position]} if with_index else {}
+        out.update(zip(self.frame.columns.tolist(), map(maybe_box_native, self.frame.iloc[position].tolist())))
+        return out
 
 
-def place_asset_group(self: ProceduralRoom, asset_group, set_rotated, rect_x_length, rect_z_length):
-    """`ProceduralRoom._place_asset_group`, stock line by line but for `_first_record` in place of `to_dict`."""
-    asset_group_generator: AssetGroupGenerator = asset_group["assetGroupGenerator"].iloc[0]
+class KeptRowsAttribute:
+    """A `ProceduralRoom` attribute held as KeptRows: assigning a frame keeps all of its rows, reading
+    gives the kept ones (so stock code reading or assigning it sees what it would without the swap)."""
+
+    def __init__(self, name: str) -> None:
+        self.key = f"_kept_{name}"
+
+    def __get__(self, room: ProceduralRoom | None, owner: type | None = None):
+        return self if room is None else self.rows(room).kept()
+
+    def __set__(self, room: ProceduralRoom, frame: pd.DataFrame) -> None:
+        room.__dict__[self.key] = KeptRows(frame)
+
+    def rows(self, room: ProceduralRoom) -> KeptRows:
+        return room.__dict__[self.key]
+
+
+SPAWNABLE_ASSETS = KeptRowsAttribute("spawnable_assets")
+SPAWNABLE_ASSET_GROUPS = KeptRowsAttribute("spawnable_asset_groups")
+
+
+def _sample(positions: np.ndarray) -> int:
+    """The row that `.sample()` of the frame of these rows draws: pandas takes row
+    `np.random.choice(len(frame), size=1, replace=False)[0]`, the same call as here."""
+    return positions[np.random.choice(len(positions), size=1, replace=False)[0]]
+
+
+def _not_multiple_per_room(room: ProceduralRoom, asset_type: str) -> None:
+    """Stock's filters once an asset of a type allowed once per room is chosen: no standalone asset
+    of the type, and no group having it."""
+    assets, groups = SPAWNABLE_ASSETS.rows(room), SPAWNABLE_ASSET_GROUPS.rows(room)
+    assets.keep &= assets.column("assetType") != asset_type
+    groups.keep &= ~groups.column(f"has{asset_type}")
+
+
+def _place_asset_group(room: ProceduralRoom, position: int, set_rotated, rect_x_length, rect_z_length):
+    """`ProceduralRoom._place_asset_group` of the group frame's row `position`, stock line by line but
+    for reading that row from KeptRows and narrowing its mask where stock filters frames."""
+    groups = SPAWNABLE_ASSET_GROUPS.rows(room)
+    asset_group_generator: AssetGroupGenerator = groups.column("assetGroupGenerator")[position]
     for _ in range(MAX_INTERSECTING_OBJECT_RETRIES):
         object_placement = asset_group_generator.sample_object_placement()
         any_collisions, intersecting_objects = asset_group_generator.get_intersecting_objects(
@@ -259,23 +328,18 @@ def place_asset_group(self: ProceduralRoom, asset_group, set_rotated, rect_x_len
         if not any_collisions:
             if set_rotated is None:
                 set_rotated = ProceduralRoom.sample_rotation(
-                    asset=_first_record(asset_group), rect_x_length=rect_x_length, rect_z_length=rect_z_length
+                    asset=groups.record(position), rect_x_length=rect_x_length, rect_z_length=rect_z_length
                 )
-            if not asset_group["allowDuplicates"].iloc[0]:
-                self.spawnable_asset_groups = self.spawnable_asset_groups.drop(asset_group.index[0])
+            if not groups.column("allowDuplicates")[position]:
+                groups.keep &= groups.frame.index != groups.frame.index[position]  # drop(label)
             for obj in object_placement["objects"]:
-                if obj["assetType"] in self.priority_asset_types:
-                    self.priority_asset_types.remove(obj["assetType"])
+                if obj["assetType"] in room.priority_asset_types:
+                    room.priority_asset_types.remove(obj["assetType"])
                 allow_duplicates_of_asset_type = placement_annotations.loc[obj["assetType"]]["multiplePerRoom"]
                 if not allow_duplicates_of_asset_type:
-                    self.spawnable_asset_groups = self.spawnable_asset_groups[
-                        ~self.spawnable_asset_groups[f"has{obj['assetType']}"]
-                    ]
-                    self.spawnable_assets = self.spawnable_assets[
-                        self.spawnable_assets["assetType"] != obj["assetType"]
-                    ]
+                    _not_multiple_per_room(room, obj["assetType"])
             return ChosenAssetGroup(
-                assetGroupName=asset_group["assetGroupName"].iloc[0],
+                assetGroupName=groups.column("assetGroupName")[position],
                 xSize=object_placement["bounds"]["x"]["length"],
                 ySize=object_placement["bounds"]["y"]["length"],
                 zSize=object_placement["bounds"]["z"]["length"],
@@ -285,10 +349,10 @@ def place_asset_group(self: ProceduralRoom, asset_group, set_rotated, rect_x_len
             )
 
 
-def place_asset(self: ProceduralRoom, asset, set_rotated, rect_x_length, rect_z_length) -> ChosenAsset:
-    """`ProceduralRoom._place_asset`, stock line by line but for `_first_record` in place of `to_dict`."""
-    asset.reset_index(drop=False, inplace=True)
-    asset = _first_record(asset)
+def _place_asset(room: ProceduralRoom, position: int, set_rotated, rect_x_length, rect_z_length) -> ChosenAsset:
+    """`ProceduralRoom._place_asset` of the asset frame's row `position`, stock line by line but for
+    reading that row from KeptRows and narrowing masks where stock filters frames."""
+    asset = SPAWNABLE_ASSETS.rows(room).record(position, with_index=True)
     if set_rotated is None:
         set_rotated = ProceduralRoom.sample_rotation(
             asset=asset, rect_x_length=rect_x_length, rect_z_length=rect_z_length
@@ -296,35 +360,31 @@ def place_asset(self: ProceduralRoom, asset, set_rotated, rect_x_length, rect_z_
     asset["rotated"] = set_rotated
     multiple_of_type_per_room = placement_annotations.loc[asset["assetType"]]["multiplePerRoom"]
     if not multiple_of_type_per_room:
-        self.spawnable_assets = self.spawnable_assets[self.spawnable_assets["assetType"] != asset["assetType"]]
-        self.spawnable_asset_groups = self.spawnable_asset_groups[
-            ~self.spawnable_asset_groups[f"has{asset['assetType']}"]
-        ]
-    if asset["assetType"] in self.priority_asset_types:
-        self.priority_asset_types.remove(asset["assetType"])
+        _not_multiple_per_room(room, asset["assetType"])
+    if asset["assetType"] in room.priority_asset_types:
+        room.priority_asset_types.remove(asset["assetType"])
     return ChosenAsset(**asset)
 
 
-def _fits(frame, anchor_type: str, x_margin: float, z_margin: float, rect_x_length: float, rect_z_length: float,
-          rotations: str):
-    """Stock's `frame[anchor_type] & size_filter(frame)` as a numpy mask: the same float64 sums and comparisons."""
-    x, z = frame["xSize"].to_numpy(), frame["zSize"].to_numpy()
+def _fits(rows: KeptRows, anchor_type: str, x_margin: float, z_margin: float, rect_x_length: float,
+          rect_z_length: float, rotations: str) -> np.ndarray:
+    """Stock's `frame[anchor_type] & size_filter(frame)` of the kept rows, as a mask over the whole
+    frame: the same float64 sums and comparisons, on the columns' numpy arrays."""
+    x, z = rows.column("xSize"), rows.column("zSize")
     upright = (x + x_margin < rect_x_length) & (z + z_margin < rect_z_length)
     turned = (z + z_margin < rect_x_length) & (x + x_margin < rect_z_length)
     fits = {"upright": upright, "turned": turned, "either": upright | turned}[rotations]
-    return frame[anchor_type].to_numpy() & fits
+    return rows.keep & rows.column(anchor_type) & fits
 
 
 def sample_asset(self: ProceduralRoom, rectangle, anchor_type, anchor_delta, allow_house_plant_group, allow_tv_group):
-    """`ProceduralRoom.sample_asset`, stock line by line but for its size filters.
+    """`ProceduralRoom.sample_asset`, stock line by line but for candidate frames held as row positions.
 
-    Stock filters with pandas Series arithmetic (a Series built per operation); here the same float64
-    additions and comparisons run on the columns' numpy arrays, and a frame indexed by a boolean
-    array keeps the same rows, in the same order, as one indexed by the equal boolean Series (and
-    one frame indexed by the conjunction of stock's successive masks, as they are). In the
-    priority loop, the asset groups having a type are counted by their mask and made into a frame
-    only to be sampled, and a type's room weight is read from the column's array (first matching
-    row, as `.iloc[0]` reads it).
+    Each stock candidate frame is a boolean filter of the room's frame: here it is the array of
+    the positions of its rows, in the same order (`flatnonzero` of the combined mask), filtered
+    the same ways on the columns' numpy arrays. Only lengths and the rows drawn reach ProcTHOR;
+    a draw is `_sample`'s, the same one `.sample()` makes, and the types choice is made from the
+    kept types in order of first appearance, as `unique()` lists them.
     """
     set_rotated = None
     x0, z0, x1, z1 = rectangle
@@ -346,55 +406,48 @@ def sample_asset(self: ProceduralRoom, rectangle, anchor_type, anchor_delta, all
     else:
         rotations = "either"
     sizes = (anchor_type, x_margin, z_margin, rect_x_length, rect_z_length, rotations)
+    groups, assets = SPAWNABLE_ASSET_GROUPS.rows(self), SPAWNABLE_ASSETS.rows(self)
 
-    keep = _fits(self.spawnable_asset_groups, *sizes)
-    names = self.spawnable_asset_groups["assetGroupName"].to_numpy()  # str, or NaN (!= any name, as in stock)
+    keep = _fits(groups, *sizes)
+    names = groups.column("assetGroupName")  # str, or NaN (!= any name, as in stock)
     if not allow_house_plant_group:
         keep &= names != "floor-house-plant"
     if not allow_tv_group:
         keep &= names != "television"
-    asset_group_candidates = self.spawnable_asset_groups[keep]
-    asset_candidates = self.spawnable_assets[_fits(self.spawnable_assets, *sizes)]
+    asset_group_candidates = np.flatnonzero(keep)
+    asset_candidates = np.flatnonzero(_fits(assets, *sizes))
+    asset_types = assets.column("assetType")
 
     if self.priority_asset_types:
         in_room = placement_annotations[f"in{self.room_type}s"].to_numpy()
         for asset_type in self.priority_asset_types:
-            # a frame is made only where stock samples from it; elsewhere its length is its mask's count
-            groups_with_type = asset_group_candidates[f"has{asset_type}"].to_numpy()
+            asset_groups_with_type = asset_group_candidates[groups.column(f"has{asset_type}")[asset_group_candidates]]
             can_spawn_standalone = in_room[placement_annotations.index == asset_type][0] > 0
             assets_with_type = None
             if can_spawn_standalone:
-                assets_with_type = asset_candidates[asset_candidates["assetType"] == asset_type]
-            if groups_with_type.sum() and (assets_with_type is None or random.random() <= P_CHOOSE_ASSET_GROUP):
-                asset_group = asset_group_candidates[groups_with_type].sample()
-                chosen_asset_group = self._place_asset_group(
-                    asset_group=asset_group, set_rotated=set_rotated,
-                    rect_x_length=rect_x_length, rect_z_length=rect_z_length,
+                assets_with_type = asset_candidates[asset_types[asset_candidates] == asset_type]
+            if len(asset_groups_with_type) and (assets_with_type is None or random.random() <= P_CHOOSE_ASSET_GROUP):
+                chosen_asset_group = _place_asset_group(
+                    self, _sample(asset_groups_with_type), set_rotated, rect_x_length, rect_z_length
                 )
                 if chosen_asset_group is not None:
                     return chosen_asset_group
             if assets_with_type is not None and len(assets_with_type):
-                asset = assets_with_type.sample()
-                return self._place_asset(
-                    asset=asset, set_rotated=set_rotated, rect_x_length=rect_x_length, rect_z_length=rect_z_length
-                )
+                return _place_asset(self, _sample(assets_with_type), set_rotated, rect_x_length, rect_z_length)
 
     if len(asset_group_candidates) and random.random() <= P_CHOOSE_ASSET_GROUP:
-        asset_group = asset_group_candidates.sample()
-        chosen_asset_group = self._place_asset_group(
-            asset_group=asset_group, set_rotated=set_rotated, rect_x_length=rect_x_length, rect_z_length=rect_z_length
+        chosen_asset_group = _place_asset_group(
+            self, _sample(asset_group_candidates), set_rotated, rect_x_length, rect_z_length
         )
         if chosen_asset_group is not None:
             return chosen_asset_group
     if random.random() <= P_W1_ASSET_SKIPPED:
-        asset_candidates = asset_candidates[asset_candidates[f"in{self.room_type}s"] != 1]
+        asset_candidates = asset_candidates[assets.column(f"in{self.room_type}s")[asset_candidates] != 1]
     if not len(asset_candidates):
         return None
-    asset_type = random.choice(asset_candidates["assetType"].unique())
-    asset = asset_candidates[asset_candidates["assetType"] == asset_type].sample()
-    return self._place_asset(
-        asset=asset, set_rotated=set_rotated, rect_x_length=rect_x_length, rect_z_length=rect_z_length
-    )
+    asset_type = random.choice(list(dict.fromkeys(asset_types[asset_candidates].tolist())))
+    asset = _sample(asset_candidates[asset_types[asset_candidates] == asset_type])
+    return _place_asset(self, asset, set_rotated, rect_x_length, rect_z_length)
 
 
 @lru_cache(maxsize=None)
@@ -413,7 +466,7 @@ def installed() -> Iterator[None]:
             patched(OrthogonalPolygon, "get_neighboring_rectangles", get_neighboring_rectangles), \
             patched(OrthogonalPolygon, "get_all_rectangles", get_all_rectangles), \
             patched(AssetGroupGenerator, "__attrs_post_init__", asset_group_post_init), \
-            patched(ProceduralRoom, "_place_asset_group", place_asset_group), \
-            patched(ProceduralRoom, "_place_asset", place_asset), \
+            patched(ProceduralRoom, "spawnable_assets", SPAWNABLE_ASSETS), \
+            patched(ProceduralRoom, "spawnable_asset_groups", SPAWNABLE_ASSET_GROUPS), \
             patched(ProceduralRoom, "sample_asset", sample_asset):
         yield

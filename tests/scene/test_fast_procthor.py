@@ -6,11 +6,11 @@ from random import Random
 import procthor.databases as databases
 import pytest
 from procthor.generation.asset_groups import AssetGroupGenerator
-from procthor.generation.objects import OrthogonalPolygon
+from procthor.generation.objects import OrthogonalPolygon, ProceduralRoom
 from shapely.geometry import box
 
-from pipeline.scene.fast_procthor import (STOCK_JOIN, STOCK_SET_DIMENSIONS, installed, join_neighboring_rectangles,
-                                          set_dimensions)
+from pipeline.scene.fast_procthor import (STOCK_JOIN, STOCK_SET_DIMENSIONS, KeptRows, installed,
+                                          join_neighboring_rectangles, set_dimensions)
 from pipeline.scene.offline_thor import OfflineController
 
 
@@ -69,6 +69,7 @@ def test_installed_only_inside_the_block():
     assert OrthogonalPolygon._join_neighboring_rectangles is STOCK_JOIN
     assert AssetGroupGenerator._set_dimensions is STOCK_SET_DIMENSIONS
     assert (databases._get_asset_groups, databases._get_asset_database) == stock
+    assert not hasattr(ProceduralRoom, "spawnable_assets")
     assert list(fast) == list(polygon.get_all_rectangles())
 
 
@@ -90,6 +91,33 @@ def test_asset_group_dimensions_and_random_draws_match_stock(split):
             assert results[0] == results[1], f"{name} ({split}, seed {seed})"
             compared += 1
     assert compared >= 3 * 18
+
+
+def typed(record: dict) -> list[tuple]:
+    return [(key, type(value), repr(value)) for key, value in record.items()]
+
+
+@pytest.mark.parametrize("room_type", ["Kitchen", "LivingRoom", "Bedroom", "Bathroom"])
+def test_rows_are_read_as_to_dict_reads_them(room_type):
+    """Every row of a room's asset and asset-group frames: the same keys, in order, and values of the same types."""
+    _, assets = ProceduralRoom.get_floor_assets(room_type=room_type, split="train")
+    groups = databases.get_spawnable_asset_group_info(split="train", controller=OfflineController())
+    groups = groups[groups[f"in{room_type}s"] > 0]
+    for frame, with_index in ((assets, True), (groups, False)):
+        rows = KeptRows(frame)
+        for position in range(len(frame)):
+            row = frame.iloc[[position]]
+            expected = (row.reset_index() if with_index else row).to_dict(orient="records")[0]
+            assert typed(rows.record(position, with_index=with_index)) == typed(expected)
+
+
+def test_kept_rows_are_the_rows_successive_filters_keep():
+    _, assets = ProceduralRoom.get_floor_assets(room_type="Kitchen", split="train")
+    rows, filtered = KeptRows(assets), assets
+    for asset_type in ["Chair", "Toaster", "Fridge"]:
+        rows.keep &= rows.column("assetType") != asset_type
+        filtered = filtered[filtered["assetType"] != asset_type]
+    assert rows.kept().equals(filtered) and list(rows.kept().index) == list(filtered.index)
 
 
 def stock_and_fast(index: int) -> tuple[str, str]:
