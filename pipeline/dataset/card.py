@@ -25,12 +25,14 @@ from pipeline.spatial.relations import DIRECTIONS
 from pipeline.spatial.topology import RCC8
 from pipeline.text.items import ITEM_SETTINGS, RCC8_SETTING
 from pipeline.text.prompts import PAIR_MODALITIES
+from pipeline.typed_json import to_json
 
 
 def room_stats(rows: list[dict], room_type: str, skipped: bool) -> dict:
     """One room's counts for one configuration; `merge` adds rooms up. Keys are strings (JSON).
 
     Counts only (tightness in millionths), so that merging shards in any grouping gives the same sums.
+    A row is a dict as read, or an item's own fields (`vars(item)`), tuples and records as they are.
     """
     stats: dict = {"rooms": 0 if skipped else 1, "skipped_rooms": int(skipped), "rows": len(rows),
                    "room_types": {} if skipped else {room_type: 1}, "hops": {}, "settings": {}, "topology": {}}
@@ -69,7 +71,7 @@ def room_stats(rows: list[dict], room_type: str, skipped: bool) -> dict:
             setting["tightness_millionths"] = setting.get("tightness_millionths", 0) + round(row["tightness"] * 1e6)
             if row["setting"] == SETTINGS[0] and row["view"] == "top_down":
                 _count(stats["hops"], str(row["hops"]))
-                for fact in row["topology"]:
+                for fact in to_json(row["topology"]):  # a text row's are records (the item's own fields)
                     _count(stats["topology"], fact["relation"])
     return stats
 

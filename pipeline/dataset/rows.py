@@ -211,7 +211,6 @@ def column_builder(annotation: object, arrow_type: pa.DataType) -> Callable[[lis
 
 ARROW_SCHEMA = FEATURES.arrow_schema  # the row schema of every text configuration (base and twin)
 _ITEM_COLUMNS = column_builder(Item, pa.struct(list(ARROW_SCHEMA)))
-_ITEM_FIELDS = tuple(f.name for f in dataclasses.fields(Item))
 
 
 def items_table(items: Sequence[Item]) -> pa.Table:
@@ -229,30 +228,12 @@ def to_row(item: Item) -> dict:
     return items_table([item]).to_pylist()[0]
 
 
-class ItemRow(Mapping):
-    """An item read as its row, each field made plain (`to_json`) only when asked for: the row
-    checks and a card's statistics read a few fields of every row, and making whole rows plain
-    was most of a build's time."""
-
-    def __init__(self, item: Item) -> None:
-        self._item = item
-
-    def __getitem__(self, name: str):
-        value = self._item.__dict__[name]  # a KeyError for a name that is no field
-        return value if value is None or type(value) in SCALARS else to_json(value)
-
-    def __iter__(self):
-        return iter(_ITEM_FIELDS)
-
-    def __len__(self) -> int:
-        return len(_ITEM_FIELDS)
-
-
 def check_row(row: Mapping) -> None:
     """The invariants every row keeps; a RoomspaceError names the row and the fault.
 
     Types are checked where rows are made (`items_table`) and where they are read back (a shard's
-    Arrow schema is the declared one), so this checks what types cannot say.
+    Arrow schema is the declared one), so this checks what types cannot say. A row is a dict as
+    read, or an item's own fields (`vars(item)`: its tuples are read here as the lists they become).
     """
     answer_set = row["answer_set"]
     # The scene that answers a row is its witness: the rasterised one for a story, the continuous
