@@ -38,6 +38,7 @@ QUESTION_TYPES = ("FR", "YN")
 ITEM_SETTINGS = (*SETTINGS, RCC8_SETTING)
 ROWS_PER_ROOM = len(SETTINGS) * len(VIEWS) * len(QUESTION_TYPES) + len(VIEWS)  # rcc8 asks YN only: 34
 LABELS = {view: tuple(relation_words(code, view, "label") for code in DIRECTIONS) for view in VIEWS}  # FR options
+YES_NO: tuple[str, str] = tuple(data_json("templates.json")["yes_no"])  # YN options, one tuple: converted once
 
 
 @dataclass(frozen=True)
@@ -163,10 +164,11 @@ class RoomItems:
     """One room's items for any of its configurations: `RoomItems(scene)(config)`.
 
     What no configuration changes is computed once per room and kept, however many
-    configurations ask (the sweep asks 70): the objects chosen for each n and their names, each
-    object's snapped footprint, the topology of each choice, the raster of each (n, d), and the
-    checker's answers for each choice and grid (`Answers`: a configuration's answer sets are
-    cheaper after one with more described pairs).
+    configurations ask (the sweep asks 70): the objects chosen for each n, their names and the
+    sentences told of them (`Teller`), each object's snapped footprint, the topology of each
+    choice, the raster and story objects of each (n, d), and the checker's answers for each
+    choice and grid (`Answers`: a configuration's answer sets are cheaper after one with more
+    described pairs).
     """
 
     def __init__(self, scene: Scene) -> None:
@@ -175,6 +177,7 @@ class RoomItems:
         self._footprints: dict[str, tuple[Point, ...]] = {}  # per object id
         self._topology: dict[int, tuple[Fact, ...]] = {}
         self._rasters: dict[tuple[int, int], Raster] = {}
+        self._objects: dict[tuple[int, int], tuple[StoryObject, ...]] = {}
         self._answers: dict[tuple[int, int], Answers] = {}
 
     def choice(self, n: int) -> Choice:
@@ -207,6 +210,16 @@ class RoomItems:
                                             self.scene.side, d)
         return self._rasters[n, d]
 
+    def story_objects(self, n: int, d: int) -> tuple[StoryObject, ...]:
+        """o_1 ... o_n as the rows of every configuration with this n and d carry them (one tuple:
+        the rows' columns convert it once)."""
+        if (n, d) not in self._objects:
+            choice, raster = self.choice(n), self.raster(n, d)
+            self._objects[n, d] = tuple(
+                StoryObject(name, o.type, o.asset_id, o.x, o.z, cell[0], cell[1], walls, self.footprint(o))
+                for name, o, cell, walls in zip(choice.names, choice.objects, raster.cells, raster.walls))
+        return self._objects[n, d]
+
     def answers(self, n: int, d: int) -> Answers:
         if (n, d) not in self._answers:
             names = self.choice(n).names
@@ -218,8 +231,7 @@ class RoomItems:
         scene, n = self.scene, config.n
         if len(scene.prominent) < n:
             return ()
-        choice = self.choice(n)
-        return _items(scene, config, choice, self.raster(n, config.d), [self.footprint(o) for o in choice.objects],
+        return _items(scene, config, self.choice(n), self.raster(n, config.d), self.story_objects(n, config.d),
                       self.topology(n), self.answers(n, config.d))
 
 
@@ -228,41 +240,38 @@ def room_items(scene: Scene, config: Config) -> tuple[Item, ...]:
     return RoomItems(scene)(config)
 
 
-def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, footprints: list[tuple[Point, ...]],
+def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, objects: tuple[StoryObject, ...],
            topology: tuple[Fact, ...], known: Answers) -> tuple[Item, ...]:
-    n = config.n
+    n, room_id, name = config.n, scene.room_id, config.name
     chosen, names, order, teller = choice.objects, choice.names, choice.order, choice.teller
     pairs = described_pairs(n, config.m)
-    rng = Random(derive_seed(scene.room_id, config.name))
+    rng = Random(derive_seed(room_id, name))
     flipped = {pair for a, b in pairs if rng.random() < 0.5 for pair in ((names[a], names[b]), (names[b], names[a]))}
     query = Query(names[0], names[-1])
-    objects = tuple(
-        StoryObject(name, o.type, o.asset_id, o.x, o.z, cell[0], cell[1], walls, footprint)
-        for name, o, cell, walls, footprint in zip(names, chosen, raster.cells, raster.walls, footprints)
-    )
     facts = oriented(story_facts(raster, names, pairs), flipped)
     answers = known.answer_sets(facts)
     targets = yes_targets(answers, rng)
     shared = dict(
-        room_id=scene.room_id, room_index=scene.index, seed=scene.seed, room_type=scene.room_type,
-        room_side=scene.side, config=config.name, n=n, m=config.m, d=config.d,
-        objects=objects, story_order=tuple(order), topology=topology,
+        room_id=room_id, room_index=scene.index, seed=scene.seed, room_type=scene.room_type,
+        room_side=scene.side, config=name, n=n, m=config.m, d=config.d,
+        objects=objects, story_order=order, topology=topology,
     )
-    yes, no = data_json("templates.json")["yes_no"]
+    yes, no = YES_NO
     stories = dict(
         shared, query=query, hops=hops(n, pairs), true_relation=direction(raster.cells[0], raster.cells[-1]),
         continuous_relation=direction_of_points((chosen[0].x, chosen[0].z), (chosen[-1].x, chosen[-1].z)),
     )
-    # The o2 settings share their direction facts, hence their reasoning path and its words.
-    paths: dict[tuple[Fact, ...], tuple[PathStep, ...]] = {}
-    path_texts: dict[tuple[tuple[Fact, ...], str], str] = {}
+    # The o2 settings share their direction facts, hence their reasoning path and its words in each view.
+    paths: dict[tuple[Fact, ...], tuple[tuple[PathStep, ...], dict[str, str]]] = {}
     items = []
     for setting in SETTINGS:
         answer = tuple(code for code in DIRECTIONS if code in answers[setting])
         links = tuple(fact for fact in facts[setting] if fact.relation in DIRECTIONS)
         if links not in paths:
-            paths[links] = reasoning_path(links, query.subject, query.object)
-        path = paths[links]
+            path = reasoning_path(links, query.subject, query.object)
+            paths[links] = path, {view: written_path(path, query.subject, teller.wording, view) if path else ""
+                                  for view in VIEWS}
+        path, path_texts = paths[links]
         common = dict(
             stories, setting=setting, facts=facts[setting], answer_set=answer, answer_set_size=len(answer),
             path=path, path_decides=bool(path) and path[-1].composed == answer,
@@ -272,32 +281,30 @@ def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, footpri
         for view in VIEWS:
             pool = answer if targets[setting, view] else tuple(c for c in DIRECTIONS if c not in answer)
             texts = teller.setting(scene.room_type, scene.side, facts[setting], order, view, query.pair, pool,
-                                   text_seed(scene.room_id, config.name, setting, view))
-            if (links, view) not in path_texts:
-                path_texts[links, view] = written_path(path, query.subject, teller.wording, view) if path else ""
-            per_view = dict(common, view=view, story=texts.story, path_text=path_texts[links, view])
+                                   text_seed(room_id, name, setting, view))
+            per_view = dict(common, view=view, story=texts.story, path_text=path_texts[view])
             items.append(Item(
-                id=f"{scene.room_id}-{config.name}-{setting}-{view}-FR", question_type="FR",
+                id=f"{room_id}-{name}-{setting}-{view}-FR", question_type="FR",
                 question=texts.fr_question, options=LABELS[view], candidate=None,
                 answer=", ".join(relation_words(code, view, "label") for code in answer), **per_view,
             ))
             items.append(Item(
-                id=f"{scene.room_id}-{config.name}-{setting}-{view}-YN", question_type="YN",
-                question=texts.yn_question, options=(yes, no), candidate=texts.candidate,
+                id=f"{room_id}-{name}-{setting}-{view}-YN", question_type="YN",
+                question=texts.yn_question, options=YES_NO, candidate=texts.candidate,
                 answer=yes if texts.candidate in answer else no, **per_view,
             ))
 
-    asked = Random(derive_seed(scene.room_id, config.name, RCC8_SETTING))
+    asked = Random(derive_seed(room_id, name, RCC8_SETTING))
     rcc8_pair, truth = rcc8_query(topology, asked)
     yes_view, near_miss = asked.choice(VIEWS), asked.choice(neighbours(truth))
     stated = {o.name: o.footprint for o in objects}
     for view in VIEWS:
         candidate = truth if view == yes_view else near_miss
         text, question = teller.rcc8(scene.room_type, scene.side, stated, order, view, rcc8_pair.pair, candidate,
-                                     text_seed(scene.room_id, config.name, RCC8_SETTING, view))
+                                     text_seed(room_id, name, RCC8_SETTING, view))
         items.append(Item(
-            **shared, id=f"{scene.room_id}-{config.name}-{RCC8_SETTING}-{view}-YN", setting=RCC8_SETTING, view=view,
-            question_type="YN", story=text, question=question, options=(yes, no),
+            **shared, id=f"{room_id}-{name}-{RCC8_SETTING}-{view}-YN", setting=RCC8_SETTING, view=view,
+            question_type="YN", story=text, question=question, options=YES_NO,
             answer=yes if candidate == truth else no, answer_set=(truth,), answer_set_size=1, candidate=candidate,
             true_relation=truth, continuous_relation=truth, query=rcc8_pair, facts=(), hops=0,
             path=(), path_text="", path_decides=False, tightness=0.0, layout_decides=False,

@@ -111,9 +111,14 @@ def _bound(value: float) -> str:
 
 def definitions(row_kind_: str, view: str, d: int, relations: frozenset[str]) -> str:
     """What the answer depends on, for a row of this kind whose story states these relation codes."""
-    codes = frozenset(relations)
+    return _definitions(row_kind_, view, d, *_kinds_and_scales(frozenset(relations)))
+
+
+@lru_cache(maxsize=4096)  # a few thousand sets of codes over a build; reading them per row was a third of a prompt
+def _kinds_and_scales(codes: frozenset[str]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The kinds of relation among the codes, and the distance scales."""
     scales = tuple(sorted({distance_scale(code) for code in codes if kind(code) == "distance"}))
-    return _definitions(row_kind_, view, d, frozenset(kind(code) for code in codes), scales)
+    return frozenset(kind(code) for code in codes), scales
 
 
 @lru_cache(maxsize=None)  # keyed by what the text depends on: a few hundred texts, asked for every row of a build
@@ -162,7 +167,13 @@ def prompt_text(style: str, *, story: str, question: str, options: Iterable[str]
         fields["definitions"] = definitions(kind_, story_view or view, d, frozenset(relations))
         if moved:
             fields["definitions"] += "\n\n" + perspective_definitions()
-    return "\n\n".join(section.format(**fields) for section in templates["styles"][style])
+    return _style_template(style).format(**fields)
+
+
+@lru_cache(maxsize=None)
+def _style_template(style: str) -> str:
+    """A style's sections joined: formatting the whole once is formatting each (no value is formatted again)."""
+    return "\n\n".join(_templates()["styles"][style])
 
 
 def row_prompt(row: Mapping, style: str = DEFAULT_STYLE) -> str:
