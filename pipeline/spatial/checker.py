@@ -56,19 +56,23 @@ def answer_set(facts: Iterable[Fact], variables: Sequence[str], query: tuple[str
     no search is spent on. They are trusted: `Answers` gives only those.
     """
     variables = tuple(variables)
-    return _answer(_checked(facts, variables, query, d), variables, (query[0], query[1]), d, solved)
+    (constraints,) = _checked([tuple(facts)], variables, query, d)
+    return _answer(constraints, variables, (query[0], query[1]), d, solved)
 
 
 Constraint = tuple[str, str, str | None]  # a fact as a plain tuple: cheap to hash and compare
 
 
-def _checked(facts: Iterable[Fact], variables: tuple[str, ...], query: tuple[str, str], d: int) -> frozenset[Constraint]:
-    """The facts validated, as constraints: each pair stated from the subject that sorts first
-    (a pair stated either way is one constraint)."""
-    facts = tuple(facts)
-    _validate(facts, variables, query, d)
-    return frozenset((f.subject, f.relation, f.object) if f.object is None or f.subject < f.object
-                     else (f.object, _CONVERSE[f.relation], f.subject) for f in facts)
+def _checked(fact_sets: Sequence[tuple[Fact, ...]], variables: tuple[str, ...], query: tuple[str, str],
+             d: int) -> list[frozenset[Constraint]]:
+    """The fact sets validated, as constraints: each pair stated from the subject that sorts first
+    (a pair stated either way is one constraint). A fact several sets hold (a story's settings
+    share theirs) is validated and converted once."""
+    distinct = {id(fact): fact for facts in fact_sets for fact in facts}
+    _validate(tuple(distinct.values()), variables, query, d)
+    constraint = {key: (f.subject, f.relation, f.object) if f.object is None or f.subject < f.object
+                  else (f.object, _CONVERSE[f.relation], f.subject) for key, f in distinct.items()}
+    return [frozenset(constraint[id(fact)] for fact in facts) for facts in fact_sets]
 
 
 class Answers:
@@ -88,7 +92,8 @@ class Answers:
         others from the most facts down. The bounds are sought in this batch and the last one
         only (the build asks a configuration just after the one with a pair more): comparing
         with every set known cost more than the solving it saved."""
-        checked = {key: _checked(facts, self.variables, self.query, self.d) for key, facts in fact_sets.items()}
+        checked = dict(zip(fact_sets, _checked([tuple(facts) for facts in fact_sets.values()], self.variables,
+                                               self.query, self.d)))
         bounds = list(self._last)
         answers = {}
         for key in sorted(checked, key=lambda key: (_coupled(checked[key]), -len(checked[key]))):
@@ -291,13 +296,13 @@ def _axis_answer(
     for (a, b), signs in pair_signs:
         arcs[(a, b)] = _axis_relation(signs, d)
         arcs[(b, a)] = _axis_relation(tuple(-s for s in reversed(signs)), d)
-    if not all(domains) or not _propagate(domains, arcs, _neighbours(arcs, len(domains)), list(arcs)):
+    links = _links(arcs, len(domains))
+    if not all(domains) or not _propagate(domains, links, range(len(domains))):
         return tuple(domains), frozenset()
     signs = set()
     for s in _SIGN_VALUES:
         forward, backward = _axis_relation((s,), d), _axis_relation((-s,), d)
-        query_arcs, neighbours = _with_query(arcs, q0, qn, forward, backward, len(domains))
-        if _propagate(list(domains), query_arcs, neighbours, [(q0, qn), (qn, q0)]):
+        if _propagate(list(domains), _with_query(links, arcs, q0, qn, forward, backward), (q0, qn)):
             signs.add(s)
     return tuple(domains), frozenset(signs)
 
@@ -380,7 +385,8 @@ def _solve_joint(
         arcs[(a, b)] = _all_of(frozenset(codes), d)
         arcs[(b, a)] = _all_of(frozenset(_CONVERSE[c] for c in codes), d)
 
-    if not all(domains) or not _propagate(domains, arcs, _neighbours(arcs, len(domains)), list(arcs)):
+    links = _links(arcs, len(domains))
+    if not all(domains) or not _propagate(domains, links, range(len(domains))):
         return frozenset()
     if not arcs:
         # Unary facts only: the query pair may take any cell of each domain.
@@ -391,11 +397,11 @@ def _solve_joint(
     while open_codes := frozenset(candidates - found):
         forward = _any_of(open_codes, d)
         backward = _any_of(frozenset(_CONVERSE[c] for c in open_codes), d)
-        query_arcs, neighbours = _with_query(arcs, q0, qn, forward, backward, len(domains))
+        query_links = _with_query(links, arcs, q0, qn, forward, backward)
         trial = list(domains)
-        if not _propagate(trial, query_arcs, neighbours, [(q0, qn), (qn, q0)]):
+        if not _propagate(trial, query_links, (q0, qn)):
             break
-        solution = _search(trial, query_arcs, neighbours)
+        solution = _search(trial, query_links)
         if solution is None:
             break
         found.add(direction(_CELLS[d][solution[q0].bit_length() - 1], _CELLS[d][solution[qn].bit_length() - 1]))
@@ -406,50 +412,56 @@ def _solve_joint(
 # Search over bitset domains, shared by both kinds of problem.
 
 
+Links = list[list[tuple[int, _Relation]]]  # per variable a: each b it constrains, and the relation seen from a
+
+
+def _links(arcs: dict[Arc, _Relation], n: int) -> Links:
+    links: Links = [[] for _ in range(n)]
+    for (a, b), relation in arcs.items():
+        links[a].append((b, relation))
+    return links
+
+
 def _with_query(
-    arcs: dict[Arc, _Relation], q0: int, qn: int, forward: _Relation, backward: _Relation, n: int
-) -> tuple[dict[Arc, _Relation], list[list[int]]]:
-    """The arcs and neighbour lists with the query constraint added (met with any fact on the pair)."""
+    links: Links, arcs: dict[Arc, _Relation], q0: int, qn: int, forward: _Relation, backward: _Relation
+) -> Links:
+    """The links of `arcs` with the query constraint added (met with any fact on the pair)."""
     if (q0, qn) in arcs:
         forward, backward = _meet([arcs[(q0, qn)], forward]), _meet([arcs[(qn, q0)], backward])
-    query_arcs = {**arcs, (q0, qn): forward, (qn, q0): backward}
-    return query_arcs, _neighbours(query_arcs, n)
+    query_links = list(links)
+    query_links[q0] = [(b, relation) for b, relation in links[q0] if b != qn] + [(qn, forward)]
+    query_links[qn] = [(b, relation) for b, relation in links[qn] if b != q0] + [(q0, backward)]
+    return query_links
 
 
-def _neighbours(arcs: dict[Arc, _Relation], n: int) -> list[list[int]]:
-    neighbours: list[list[int]] = [[] for _ in range(n)]
-    for a, b in arcs:
-        neighbours[a].append(b)
-    return neighbours
+def _propagate(domains: list[int], links: Links, changed: Iterable[int]) -> bool:
+    """Make the domains arc consistent in place, from the variables whose domains `changed` (or
+    whose constraints are new); False on a wipe-out.
 
-
-def _propagate(
-    domains: list[int], arcs: dict[Arc, _Relation], neighbours: list[list[int]], pending: list[Arc]
-) -> bool:
-    """Make the domains arc consistent in place, revising first the given arcs; False on a wipe-out.
-
-    Revising arc (a, b) keeps the values of a related to some value of b: the image of b's
-    domain under the relation seen from b.
+    A variable's domain revises those of the variables it constrains: each keeps its values related
+    to some value of the domain, the image of the domain under the relation. A revised domain
+    that shrinks revises its own neighbours in turn. The arc consistent domains are the same
+    in any order of revision.
     """
-    queue = list(pending)
-    queued = set(queue)
+    queue = list(changed)
+    waiting = set(queue)
     while queue:
-        arc = queue.pop()
-        queued.discard(arc)
-        a, b = arc
-        kept = domains[a] & arcs[(b, a)].image(domains[b])
-        if kept != domains[a]:
-            if not kept:
-                return False
-            domains[a] = kept
-            for c in neighbours[a]:
-                if c != b and (c, a) not in queued:
-                    queue.append((c, a))
-                    queued.add((c, a))
+        a = queue.pop()
+        waiting.discard(a)
+        values = domains[a]
+        for b, relation in links[a]:
+            kept = domains[b] & relation.image(values)
+            if kept != domains[b]:
+                if not kept:
+                    return False
+                domains[b] = kept
+                if b not in waiting:
+                    waiting.add(b)
+                    queue.append(b)
     return True
 
 
-def _search(domains: list[int], arcs: dict[Arc, _Relation], neighbours: list[list[int]]) -> list[int] | None:
+def _search(domains: list[int], links: Links) -> list[int] | None:
     """A solution below these arc-consistent domains, or None.
 
     Every constrained variable of a solution has a single value; a variable without
@@ -458,7 +470,7 @@ def _search(domains: list[int], arcs: dict[Arc, _Relation], neighbours: list[lis
     best, best_size = -1, 0
     for var, dom in enumerate(domains):
         size = dom.bit_count()
-        if size > 1 and neighbours[var] and (best < 0 or size < best_size):
+        if size > 1 and links[var] and (best < 0 or size < best_size):
             best, best_size = var, size
     if best < 0:
         return domains
@@ -468,8 +480,8 @@ def _search(domains: list[int], arcs: dict[Arc, _Relation], neighbours: list[lis
         rest ^= value
         trial = list(domains)
         trial[best] = value
-        if _propagate(trial, arcs, neighbours, [(c, best) for c in neighbours[best]]):
-            solution = _search(trial, arcs, neighbours)
+        if _propagate(trial, links, (best,)):
+            solution = _search(trial, links)
             if solution is not None:
                 return solution
     return None
