@@ -97,6 +97,7 @@ def typed(record: dict) -> list[tuple]:
     return [(key, type(value), repr(value)) for key, value in record.items()]
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # ProcTHOR's pandas idioms, as in sampling
 @pytest.mark.parametrize("room_type", ["Kitchen", "LivingRoom", "Bedroom", "Bathroom"])
 def test_rows_are_read_as_to_dict_reads_them(room_type):
     """Every row of a room's asset and asset-group frames: the same keys, in order, and values of the same types."""
@@ -111,6 +112,7 @@ def test_rows_are_read_as_to_dict_reads_them(room_type):
             assert typed(rows.record(position, with_index=with_index)) == typed(expected)
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_kept_rows_are_the_rows_successive_filters_keep():
     _, assets = ProceduralRoom.get_floor_assets(room_type="Kitchen", split="train")
     rows, filtered = KeptRows(assets), assets
