@@ -36,6 +36,9 @@ houses stay byte-identical (tests/test_fast_procthor.py compares whole houses wi
    `np.random.choice` call. The room's `spawnable_assets` and `spawnable_asset_groups` are held as
    `KeptRows`, the first frame and a mask of the rows stock would still hold, so choosing an
    asset narrows a mask where stock filters a frame (`_place_asset`, `_place_asset_group`).
+6. `wall_objects.add_paintings`, which filters, drops from and appends to a room's frame of free
+   wall lines, and filters and drops from the paintings frame, for every painting: a list of the
+   lines' records and the paintings as KeptRows, drawn from as in 5.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ import random
 import numpy as np
 import pandas as pd
 import procthor.databases as databases
+import procthor.generation.wall_objects as wall_objects
 import shapely
 from pandas.core.dtypes.cast import maybe_box_native
 from procthor.constants import (
@@ -62,7 +66,8 @@ from procthor.constants import (
 from procthor.databases import asset_id_database, placement_annotations
 from procthor.generation.asset_groups import AssetGroupGenerator
 from procthor.generation.objects import ChosenAsset, ChosenAssetGroup, OrthogonalPolygon, ProceduralRoom
-from procthor.utils.types import Vector3
+from procthor.utils.types import Object, Vector3
+from shapely.geometry import MultiLineString
 
 from pipeline.scene.patching import patched
 
@@ -450,6 +455,77 @@ def sample_asset(self: ProceduralRoom, rectangle, anchor_type, anchor_delta, all
     return _place_asset(self, asset, set_rotated, rect_x_length, rect_z_length)
 
 
+def add_paintings(partial_house, rooms, split, wall_map, ceiling_height, tvs_per_room, rooms_lines_df_map,
+                  wall_object_heights_per_room) -> None:
+    """`wall_objects.add_paintings`, stock line by line but for a room's wall lines held as a list of
+    rows and the paintings as KeptRows.
+
+    Stock filters, drops and appends rows of a room's wall-lines frame; a list of its records,
+    filtered, with the chosen row removed and new rows appended, holds the same rows in the same
+    order (`concat(ignore_index=True)` renumbers labels, which serve only as the population of a
+    `random.choices` whose draw depends on the weights alone). A painting is drawn by `_sample` and
+    read as the one-row frame `.sample()` returns; dropping it narrows the mask.
+    """
+    paintings = KeptRows(wall_objects.get_assets_df(split=split, asset_type="Painting"))
+    sizes = paintings.column("xSize")
+    max_paintings_in_rooms = random.choices(k=len(rooms_lines_df_map), **wall_objects.PAINTINGS_PER_ROOM)
+    min_painting_size = sizes.min() if len(sizes) else np.nan  # Series.min() of no values is NaN
+    for max_paintings_in_room, (room_id, room_lines_df) in zip(max_paintings_in_rooms, rooms_lines_df_map.items()):
+        room_lines = room_lines_df.to_dict(orient="records")
+        for painting_i in range(max_paintings_in_room):
+            room_lines = [line for line in room_lines if line["length"] > min_painting_size]
+            if not room_lines or not paintings.keep.any():
+                break
+            room_line_i = random.choices(
+                population=range(len(room_lines)), weights=[line["length"] for line in room_lines], k=1
+            )[0]
+            room_line = room_lines[room_line_i]
+            position = _sample(np.flatnonzero(paintings.keep & (sizes < room_line["length"])))
+            painting = paintings.frame.iloc[[position]]
+            start_position = random.random() * (room_line["length"] - painting["xSize"].iloc[0])
+            wall_poly = wall_map[room_line["wallId"]]["polygon"]
+            placement = wall_objects.get_wall_placement_info(
+                wall_poly=wall_poly, room_line=room_line, asset=painting, start_position=start_position
+            )
+            min_y, max_y = wall_objects.sample_asset_y_position(
+                asset_height=painting["ySize"].iloc[0],
+                wall_object_heights=wall_object_heights_per_room[room_id],
+                asset_top_down_poly=placement["poly"],
+                ceiling_height=ceiling_height,
+            )
+            center_y_position = (min_y + max_y) / 2
+            partial_house.objects.append(
+                Object(
+                    id=f"{room_id}|{len(rooms[room_id].assets) + painting_i + tvs_per_room[room_id]}",
+                    assetId=painting["assetId"].iloc[0],
+                    position=Vector3(x=placement["centerX"], y=center_y_position, z=placement["centerZ"]),
+                    rotation=Vector3(x=0, y=placement["rotation"], z=0),
+                    kinematic=True,
+                )
+            )
+            del room_lines[room_line_i]
+            line_string = room_line["lineString"]
+            line_string -= placement["poly"]
+            if isinstance(line_string, MultiLineString):
+                line_strings_to_add = [ls for ls in line_string.geoms if ls.length > min_painting_size]
+            elif line_string.length > min_painting_size:
+                line_strings_to_add = [line_string]
+            else:
+                line_strings_to_add = []
+            for line_string in line_strings_to_add:
+                start, end = line_string.boundary.geoms
+                x1, z1 = start.x, start.y
+                x2, z2 = end.x, end.y
+                room_lines.append({
+                    "length": line_string.length, "x1": min(x1, x2), "x2": max(x1, x2), "z1": min(z1, z2),
+                    "z2": max(z1, z2), "lineString": line_string, "wallId": room_line["wallId"],
+                })
+            if not wall_objects.ALLOW_DUPLICATE_PAINTINGS_IN_HOUSE:
+                paintings.keep &= paintings.frame.index != paintings.frame.index[position]  # drop(label)
+                kept_sizes = sizes[paintings.keep]
+                min_painting_size = kept_sizes.min() if len(kept_sizes) else np.nan
+
+
 @lru_cache(maxsize=None)
 def _read_once(read: Callable[[], dict]) -> dict:
     return read()
@@ -468,5 +544,6 @@ def installed() -> Iterator[None]:
             patched(AssetGroupGenerator, "__attrs_post_init__", asset_group_post_init), \
             patched(ProceduralRoom, "spawnable_assets", SPAWNABLE_ASSETS), \
             patched(ProceduralRoom, "spawnable_asset_groups", SPAWNABLE_ASSET_GROUPS), \
-            patched(ProceduralRoom, "sample_asset", sample_asset):
+            patched(ProceduralRoom, "sample_asset", sample_asset), \
+            patched(wall_objects, "add_paintings", add_paintings):
         yield
