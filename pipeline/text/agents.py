@@ -40,7 +40,7 @@ from pipeline.spatial.reasoning import PathStep, reasoning_path
 from pipeline.spatial.relations import DIRECTIONS, direction, direction_of_points, region, relation_words
 from pipeline.text.items import Item, Query, StoryObject, init_fields
 from pipeline.text.prompts import AGENT_VIEW, DEFAULT_STYLE, prompt_text
-from pipeline.text.stories import Teller, written_path
+from pipeline.text.stories import Teller, sentences, written_path
 from pipeline.text.words import Phrases, Wording, sentence
 
 AGENT_PREFIX = "agent_"
@@ -210,8 +210,7 @@ def _egocentric_story(scene: Scene, item: Item, facts: tuple[Fact, ...], you_fac
         teller.opening(scene.room_type, scene.side, rng),
         observer_frame(observer, rng),
         teller.objects(item.story_order, rng),
-        *teller.unary(facts, item.story_order, AGENT_VIEW, rng),
-        *teller.binary(facts + you_facts[1:], AGENT_VIEW, rng),
+        *teller.told(sentences(facts + you_facts[1:], item.story_order), AGENT_VIEW, rng),
     ]))
 
 

@@ -31,7 +31,7 @@ from pipeline.spatial.relations import DIRECTIONS, VIEWS, converse, direction, d
 from pipeline.spatial.topology import RCC8, neighbours, rcc8_converse, snapped_footprint, topology_facts
 from pipeline.text.configs import Config
 from pipeline.text.prompts import DEFAULT_STYLE, RCC8_SETTING, prompt_text
-from pipeline.text.stories import Teller, text_seed, written_path
+from pipeline.text.stories import Teller, sentences, text_seed, written_path
 from pipeline.text.words import Phrases, Wording, object_names, type_words
 
 QUESTION_TYPES = ("FR", "YN")
@@ -278,9 +278,10 @@ def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, objects
             tightness=round(tightness(facts[setting], config.d), 6),
             layout_decides=layout_decides(facts[setting], query.pair, answer, config.d),
         )
+        said = sentences(facts[setting], order)
         for view in VIEWS:
             pool = answer if targets[setting, view] else tuple(c for c in DIRECTIONS if c not in answer)
-            texts = teller.setting(scene.room_type, scene.side, facts[setting], order, view, query.pair, pool,
+            texts = teller.setting(scene.room_type, scene.side, said, order, view, query.pair, pool,
                                    text_seed(room_id, name, setting, view))
             per_view = dict(common, view=view, story=texts.story, path_text=path_texts[view])
             items.append(Item(

@@ -34,6 +34,36 @@ class SettingTexts:
     yn_question: str
 
 
+@dataclass(frozen=True)
+class Sentences:
+    """A story's facts as its sentences, in any view: a sentence per group of objects sharing a
+    region (and wall contact), then one per subject, direction and distance naming all its objects."""
+
+    placed: tuple[tuple[tuple[str, ...], str, str | None], ...]  # (members, region, wall or None)
+    related: tuple[tuple[str, str, str | None, tuple[str, ...]], ...]  # (subject, direction, distance or None, objects)
+
+
+def sentences(facts: Sequence[Fact], order: Sequence[str]) -> Sentences:
+    """The sentences of a story of these facts about the objects of `order` (the order they are told in)."""
+    per_object: dict[str, dict[str, str]] = {name: {} for name in order}
+    per_pair: dict[tuple[str, str], dict[str, str]] = {}
+    for fact in facts:
+        if fact.object is None:
+            per_object[fact.subject]["wall" if fact.relation in ("TPP", "NTPP") else "region"] = fact.relation
+        else:
+            kind = "direction" if fact.relation in DIRECTIONS else "distance"
+            per_pair.setdefault((fact.subject, fact.object), {})[kind] = fact.relation
+    placed: dict[tuple[str, str | None], list[str]] = {}
+    for name in order:
+        if "region" in per_object[name]:
+            placed.setdefault((per_object[name]["region"], per_object[name].get("wall")), []).append(name)
+    related: dict[tuple[str, str, str | None], list[str]] = {}
+    for (subject, obj), relations in per_pair.items():
+        related.setdefault((subject, relations["direction"], relations.get("distance")), []).append(obj)
+    return Sentences(tuple((tuple(members), region, wall) for (region, wall), members in placed.items()),
+                     tuple((*group, tuple(objects)) for group, objects in related.items()))
+
+
 class Teller:
     """Tells stories in one wording, keeping every sentence it has rendered.
 
@@ -47,129 +77,49 @@ class Teller:
 
     def __init__(self, wording: Wording) -> None:
         self.wording = wording
-        self._renderings: dict[tuple, list] = {}  # a sentence's key -> its text in each template
+        self._texts: dict[tuple, list] = {}  # (render, *its arguments) -> the sentence in each template
 
-    def _draw(self, rng: Random, key: tuple, render: Callable[[], list]):
-        """`rng`'s draw among the renderings of sentence `key`, rendered when first told."""
-        renderings = self._renderings.get(key)
-        if renderings is None:
-            renderings = self._renderings[key] = render()
-        return rng.choice(renderings)
-
-    def _ref(self, name: str) -> str:
-        return self.wording.phrases.ref(name)
+    def _draw(self, rng: Random, render: Callable[..., list], *args):
+        """`rng`'s draw among the texts `render(wording, *args)`, rendered when first drawn."""
+        key = (render, *args)
+        texts = self._texts.get(key)
+        if texts is None:
+            texts = self._texts[key] = render(self.wording, *args)
+        return rng.choice(texts)
 
     def opening(self, room_type: str, side: float, rng: Random) -> str:
-        def render() -> list[str]:
-            room = data_json("vocabulary.json")["room_names"][room_type]
-            return [sentence(t.format(room=room, side=f"{side:.1f}")) for t in _templates()["opening"]]
-
-        return self._draw(rng, ("opening", room_type, side), render)
+        return self._draw(rng, _openings, room_type, side)
 
     def objects(self, order: Sequence[str], rng: Random) -> str:
-        def render() -> list[str]:
-            names = join_words([self.wording.phrases.intro(n) for n in order])
-            return [sentence(t.format(objects=names)) for t in _templates()["objects"]]
+        return self._draw(rng, _objects_texts, tuple(order))
 
-        return self._draw(rng, ("objects", *order), render)
+    def told(self, said: Sentences, view: str, rng: Random) -> list[str]:
+        """The sentences, each drawn as told: a relation's distance tail (when it has a distance) before its sentence."""
+        out = [self._draw(rng, _placed_texts, view, *placed) for placed in said.placed]
+        for subject, direction, distance, objects in said.related:
+            told = self._draw(rng, _related_texts, view, subject, direction, distance, objects)
+            out.append(rng.choice(told) if distance else told)
+        return out
 
-    def unary(self, facts: tuple[Fact, ...], order: Sequence[str], view: str, rng: Random) -> list[str]:
-        """Region (and wall-contact) facts, one sentence for each group of objects that share them."""
-        per_object: dict[str, dict[str, str]] = {name: {} for name in order}
-        for fact in facts:
-            if fact.object is None:
-                kind = "wall" if fact.relation in ("TPP", "NTPP") else "region"
-                per_object[fact.subject][kind] = fact.relation
-        groups: dict[tuple[str, str | None], list[str]] = {}
-        for name in order:
-            if "region" in per_object[name]:
-                groups.setdefault((per_object[name]["region"], per_object[name].get("wall")), []).append(name)
-        return [self._placed(tuple(members), region, wall, view, rng) for (region, wall), members in groups.items()]
-
-    def _placed(self, members: tuple[str, ...], region: str, wall: str | None, view: str, rng: Random) -> str:
-        def render() -> list[str]:
-            words = self.wording.words
-            slot = _templates()["region_wall" if wall else "region"]["one" if len(members) == 1 else "many"]
-            return [sentence(t.format(subjects=join_words([self._ref(name) for name in members]),
-                                      region=words(region, view, "phrase"),
-                                      wall=words(wall, view, "phrase") if wall else "")) for t in slot]
-
-        return self._draw(rng, ("placed", view, region, wall, *members), render)
-
-    def binary(self, facts: tuple[Fact, ...], view: str, rng: Random) -> list[str]:
-        """Direction and distance facts: one sentence per subject and relation, naming all its objects."""
-        per_pair: dict[tuple[str, str], dict[str, str]] = {}
-        for fact in facts:
-            if fact.object is not None:
-                kind = "direction" if fact.relation in DIRECTIONS else "distance"
-                per_pair.setdefault((fact.subject, fact.object), {})[kind] = fact.relation
-        groups: dict[tuple[str, str, str | None], list[str]] = {}
-        for (subject, obj), relations in per_pair.items():
-            groups.setdefault((subject, relations["direction"], relations.get("distance")), []).append(obj)
-        return [self._related(subject, direction, distance, tuple(objects), view, rng)
-                for (subject, direction, distance), objects in groups.items()]
-
-    def _related(self, subject: str, direction: str, distance: str | None, objects: tuple[str, ...], view: str,
-                 rng: Random) -> str:
-        """Drawn as told: the distance's tail first (when there is a distance), then the sentence."""
-        def render() -> list:
-            words, templates = self.wording.words, _templates()
-            fields = dict(subject=self._ref(subject), direction=words(direction, view, "phrase"),
-                          objects=join_words([self._ref(name) for name in objects]))
-            if not distance:
-                return [sentence(t.format(**fields, distance="")) for t in templates["relation"]]
-            tails = [t.format(distance=words(distance, view, "phrase"))
-                     for t in templates["distance"]["one" if len(objects) == 1 else "many"]]
-            return [[sentence(t.format(**fields, distance=tail)) for t in templates["relation"]] for tail in tails]
-
-        told = self._draw(rng, ("related", view, subject, direction, distance, *objects), render)
-        return rng.choice(told) if distance else told
-
-    def story(self, room_type: str, side: float, facts: tuple[Fact, ...], order: Sequence[str], view: str,
+    def story(self, room_type: str, side: float, said: Sentences, order: Sequence[str], view: str,
               rng: Random) -> str:
         parts = [
             self.opening(room_type, side, rng),
-            self._draw(rng, ("frame", view), lambda: [sentence(t) for t in _templates()["frame"][view]]),
+            self._draw(rng, _frames, view),
             self.wording.glossary,
             self.objects(order, rng),
-            *self.unary(facts, order, view, rng),
-            *self.binary(facts, view, rng),
+            *self.told(said, view, rng),
         ]
         return " ".join(filter(None, parts))
 
-    def setting(self, room_type: str, side: float, facts: tuple[Fact, ...], order: Sequence[str], view: str,
+    def setting(self, room_type: str, side: float, said: Sentences, order: Sequence[str], view: str,
                 query: tuple[str, str], pool: Sequence[str], seed: int) -> SettingTexts:
         """Every draw comes from `seed` in a fixed sequence, whatever the words: a twin redraws the same."""
         rng = Random(seed)
-        text = self.story(room_type, side, facts, order, view, rng)
-        a, b = query
-        fr = self._draw(rng, ("FR", view, a, b), lambda: self._questions("FR", view, query))
+        text = self.story(room_type, side, said, order, view, rng)
+        fr = self._draw(rng, _questions, "FR", view, query, None)
         candidate = rng.choice(pool)
-        yn = self._draw(rng, ("YN", view, a, b, candidate), lambda: self._questions("YN", view, query, candidate))
-        return SettingTexts(text, fr, candidate, yn)
-
-    def _questions(self, question_type: str, view: str, query: tuple[str, str], candidate: str | None = None) -> list[str]:
-        a, b = (self._ref(name) for name in query)
-        relation = self.wording.words(candidate, view, "phrase") if candidate else ""
-        return [sentence(t.format(a=a, b=b, relation=relation)) for t in _templates()["question"][question_type][view]]
-
-    def _footprint(self, name: str, footprint: Sequence[Point], rng: Random) -> str:
-        """An axis-aligned rectangle by its spans, any other footprint by its corners."""
-        def render() -> list[str]:
-            slots = _templates()["rcc8"]
-            xs, ys = sorted({x for x, _ in footprint}), sorted({y for _, y in footprint})
-            subject = self._ref(name)
-            if len(footprint) == 4 and len(xs) == len(ys) == 2:
-                return [sentence(t.format(subject=subject, x0=f"{xs[0]:g}", x1=f"{xs[1]:g}", y0=f"{ys[0]:g}",
-                                          y1=f"{ys[1]:g}")) for t in slots["box"]]
-            corners = join_words([f"({x:g}, {y:g})" for x, y in footprint])
-            return [sentence(t.format(subject=subject, corners=corners)) for t in slots["polygon"]]
-
-        return self._draw(rng, ("footprint", name, tuple(footprint)), render)
-
-    def _rcc8_frame(self, side: float, view: str, rng: Random) -> str:
-        return self._draw(rng, ("rcc8 frame", view, side), lambda: [
-            sentence(t.format(side=f"{stated_side(side):g}")) for t in _templates()["rcc8"]["frame"][view]])
+        return SettingTexts(text, fr, candidate, self._draw(rng, _questions, "YN", view, query, candidate))
 
     def rcc8(self, room_type: str, side: float, footprints: Mapping[str, Sequence[Point]], order: Sequence[str],
              view: str, query: tuple[str, str], candidate: str, seed: int) -> tuple[str, str]:
@@ -178,14 +128,14 @@ class Teller:
         slots = _templates()["rcc8"]
         parts = [
             self.opening(room_type, side, rng),
-            self._rcc8_frame(side, view, rng),
+            self._draw(rng, _rcc8_frames, side, view),
             self.wording.glossary,
             self.objects(order, rng),
-            *(self._footprint(name, footprints[name], rng) for name in order),
+            *(self._draw(rng, _footprint_texts, name, tuple(footprints[name])) for name in order),
         ]
 
         def region(name: str) -> str:
-            return slots["floor"] if name == ROOM else slots["footprint"].format(object=self._ref(name))
+            return slots["floor"] if name == ROOM else slots["footprint"].format(object=self.wording.phrases.ref(name))
 
         question = rcc8_question(candidate).format(a=region(query[0]), b=region(query[1]))
         return " ".join(filter(None, parts)), sentence(question)
@@ -196,11 +146,73 @@ class Teller:
         slots = _templates()
         return " ".join([
             self.opening(room_type, side, rng),
-            self._rcc8_frame(side, view, rng),
+            self._draw(rng, _rcc8_frames, side, view),
             self.objects(order, rng),
-            *(sentence(rng.choice(slots["centre"]).format(subject=self._ref(name), x=f"{centres[name][0]:g}",
-                                                          y=f"{centres[name][1]:g}")) for name in order),
+            *(sentence(rng.choice(slots["centre"]).format(subject=self.wording.phrases.ref(name),
+                                                          x=f"{centres[name][0]:g}", y=f"{centres[name][1]:g}"))
+              for name in order),
         ])
+
+
+# Each sentence in every template of its slot, in the slot's order: what a Teller draws among.
+
+
+def _openings(wording: Wording, room_type: str, side: float) -> list[str]:
+    room = data_json("vocabulary.json")["room_names"][room_type]
+    return [sentence(t.format(room=room, side=f"{side:.1f}")) for t in _templates()["opening"]]
+
+
+def _frames(wording: Wording, view: str) -> list[str]:
+    return [sentence(t) for t in _templates()["frame"][view]]
+
+
+def _objects_texts(wording: Wording, order: tuple[str, ...]) -> list[str]:
+    names = join_words([wording.phrases.intro(n) for n in order])
+    return [sentence(t.format(objects=names)) for t in _templates()["objects"]]
+
+
+def _placed_texts(wording: Wording, view: str, members: tuple[str, ...], region: str, wall: str | None) -> list[str]:
+    slot = _templates()["region_wall" if wall else "region"]["one" if len(members) == 1 else "many"]
+    return [sentence(t.format(subjects=join_words([wording.phrases.ref(name) for name in members]),
+                              region=wording.words(region, view, "phrase"),
+                              wall=wording.words(wall, view, "phrase") if wall else "")) for t in slot]
+
+
+def _related_texts(wording: Wording, view: str, subject: str, direction: str, distance: str | None,
+                   objects: tuple[str, ...]) -> list:
+    """Without a distance, the sentence in each template; with one, per tail of the distance (drawn first) the
+    sentence in each template."""
+    templates = _templates()
+    fields = dict(subject=wording.phrases.ref(subject), direction=wording.words(direction, view, "phrase"),
+                  objects=join_words([wording.phrases.ref(name) for name in objects]))
+    if not distance:
+        return [sentence(t.format(**fields, distance="")) for t in templates["relation"]]
+    tails = [t.format(distance=wording.words(distance, view, "phrase"))
+             for t in templates["distance"]["one" if len(objects) == 1 else "many"]]
+    return [[sentence(t.format(**fields, distance=tail)) for t in templates["relation"]] for tail in tails]
+
+
+def _questions(wording: Wording, question_type: str, view: str, query: tuple[str, str],
+               candidate: str | None) -> list[str]:
+    a, b = (wording.phrases.ref(name) for name in query)
+    relation = wording.words(candidate, view, "phrase") if candidate else ""
+    return [sentence(t.format(a=a, b=b, relation=relation)) for t in _templates()["question"][question_type][view]]
+
+
+def _rcc8_frames(wording: Wording, side: float, view: str) -> list[str]:
+    return [sentence(t.format(side=f"{stated_side(side):g}")) for t in _templates()["rcc8"]["frame"][view]]
+
+
+def _footprint_texts(wording: Wording, name: str, footprint: tuple[Point, ...]) -> list[str]:
+    """An axis-aligned rectangle by its spans, any other footprint by its corners."""
+    slots = _templates()["rcc8"]
+    xs, ys = sorted({x for x, _ in footprint}), sorted({y for _, y in footprint})
+    subject = wording.phrases.ref(name)
+    if len(footprint) == 4 and len(xs) == len(ys) == 2:
+        return [sentence(t.format(subject=subject, x0=f"{xs[0]:g}", x1=f"{xs[1]:g}", y0=f"{ys[0]:g}",
+                                  y1=f"{ys[1]:g}")) for t in slots["box"]]
+    corners = join_words([f"({x:g}, {y:g})" for x, y in footprint])
+    return [sentence(t.format(subject=subject, corners=corners)) for t in slots["polygon"]]
 
 
 def text_seed(room_id: str, config: str, setting: str, view: str) -> int:

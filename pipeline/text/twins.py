@@ -27,7 +27,7 @@ from pipeline.spatial.reasoning import PathStep
 from pipeline.spatial.relations import DIRECTIONS, DISTANCES, REGIONS, WALL_CONTACT, kind, relation_words
 from pipeline.spatial.topology import ROOM
 from pipeline.text.items import RCC8_SETTING, Item, Query
-from pipeline.text.stories import Teller, text_seed, written_path
+from pipeline.text.stories import Teller, sentences, text_seed, written_path
 from pipeline.text.words import Phrases, Wording, sentence, type_words
 
 TWIN_PREFIX = "twin_"
@@ -123,8 +123,8 @@ def _twin_group(group: list[Item]) -> list[Item]:
         pool = first.answer_set
         if yn is not None and yn.candidate not in yn.answer_set:
             pool = tuple(c for c in DIRECTIONS if c not in yn.answer_set)
-        texts = Teller(wording).setting(first.room_type, first.room_side, facts, order, first.view, query.pair, pool,
-                                        seed)
+        texts = Teller(wording).setting(first.room_type, first.room_side, sentences(facts, order), order, first.view,
+                                        query.pair, pool, seed)
         if yn is not None and texts.candidate != yn.candidate:
             raise RoomspaceError(f"item {yn.id}: its twin drew candidate {texts.candidate}, not {yn.candidate}; "
                                  "stories.Teller.setting no longer draws as it did for this item")
