@@ -36,9 +36,10 @@ houses stay byte-identical (tests/test_fast_procthor.py compares whole houses wi
    `np.random.choice` call. The room's `spawnable_assets` and `spawnable_asset_groups` are held as
    `KeptRows`, the first frame and a mask of the rows stock would still hold, so choosing an
    asset narrows a mask where stock filters a frame (`_place_asset`, `_place_asset_group`).
-6. `wall_objects.add_paintings`, which filters, drops from and appends to a room's frame of free
-   wall lines, and filters and drops from the paintings frame, for every painting: a list of the
-   lines' records and the paintings as KeptRows, drawn from as in 5.
+6. `wall_objects.add_paintings` and `add_windows`, which filter, drop from and append to a
+   room's frame of free wall lines, and filter and drop from the frame of paintings or windows,
+   for every one placed: a list of the lines' records, and the assets as a frame's rows drawn
+   from as in 5.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ from procthor.constants import (
 from procthor.databases import asset_id_database, placement_annotations
 from procthor.generation.asset_groups import AssetGroupGenerator
 from procthor.generation.objects import ChosenAsset, ChosenAssetGroup, OrthogonalPolygon, ProceduralRoom
-from procthor.utils.types import Object, Vector3
+from procthor.utils.types import BoundingBox, Object, Vector3, Window
 from shapely.geometry import MultiLineString
 
 from pipeline.scene.patching import patched
@@ -526,6 +527,82 @@ def add_paintings(partial_house, rooms, split, wall_map, ceiling_height, tvs_per
                 min_painting_size = kept_sizes.min() if len(kept_sizes) else np.nan
 
 
+def add_windows(partial_house, rooms, boundary_groups, split, room_type_map, wall_map, ceiling_height) -> None:
+    """`wall_objects.add_windows`, stock line by line but for a room's wall lines held as a list of
+    records (filtered as stock filters its frame, keeping the order) and windows drawn by `_sample`,
+    each read as the one-row frame `.sample()` returns."""
+    window_boundary_strings = wall_objects.get_boundary_strings(
+        boundary_groups=boundary_groups,
+        from_room_types=wall_objects.ROOM_TYPES_WITH_WINDOWS,
+        only_connected_to_outside=True,
+        room_type_map=room_type_map,
+    )
+    room_to_wall_to_string = wall_objects.extract_wall_ids(boundary_strings=window_boundary_strings)
+    wall_objects.subtract_wall_assets(room_to_wall_to_string=room_to_wall_to_string, rooms=rooms)
+    wall_objects.convert_multi_lines_to_single_lines(room_to_wall_to_string=room_to_wall_to_string)
+    rooms_lines_df_map = wall_objects.get_line_string_df_map(room_to_wall_to_string=room_to_wall_to_string)
+    remove_wall_ids = set()
+    for door in partial_house.doors:
+        if "exterior" in door["wall0"] is None:
+            remove_wall_ids.add(door["wall1"])
+        elif "exterior" in door["wall1"]:
+            remove_wall_ids.add(door["wall0"])
+    windows_df = wall_objects.get_assets_df(split=split, asset_type="Window")
+    sizes = windows_df["xSize"].to_numpy()
+    min_window_size = windows_df["xSize"].min()
+    partial_house.windows = []
+    max_windows_in_rooms = random.choices(k=len(rooms_lines_df_map), **wall_objects.WINDOWS_PER_ROOM)
+    for max_windows_in_room, (room_id, room_lines_df) in zip(max_windows_in_rooms, rooms_lines_df_map.items()):
+        room_lines = [line for line in room_lines_df.to_dict(orient="records")
+                      if line["wallId"] not in remove_wall_ids and line["length"] > min_window_size]
+        for window_i in range(max_windows_in_room):
+            if not room_lines:
+                break
+            room_line = random.choices(population=room_lines, weights=[line["length"] for line in room_lines], k=1)[0]
+            window = windows_df.iloc[[_sample(np.flatnonzero(sizes < room_line["length"]))]]
+            start_position = random.random() * (room_line["length"] - window["xSize"].iloc[0])
+            wall_poly = wall_map[room_line["wallId"]]["polygon"]
+            if abs(wall_poly[0]["x"] - wall_poly[1]["x"]) < 1e-3:
+                p1 = wall_poly[0]["z"]
+                p2 = wall_poly[1]["z"]
+                start_position += room_line["z1"] - min(p1, p2)
+            else:
+                p1 = wall_poly[0]["x"]
+                p2 = wall_poly[1]["x"]
+                start_position += room_line["x1"] - min(p1, p2)
+            if p1 < p2:
+                min_x = start_position
+            else:
+                min_x = abs(p2 - p1) - start_position - window["xSize"].iloc[0]
+            min_y, _ = wall_objects.center_asset_y_position(
+                asset_height=window["ySize"].iloc[0], ceiling_height=ceiling_height
+            )
+            wall_order = room_line["wallId"][room_line["wallId"].find("|", len("wall|")):]
+            asset_id = window["assetId"].iloc[0]
+            wall_hole = wall_objects.wall_holes[asset_id]
+            offset = wall_hole["offset"]
+            partial_house.windows.append(
+                Window(
+                    id=f"window|{room_id}|{window_i}",
+                    assetId=window["assetId"].iloc[0],
+                    room0=f"room|{room_id}",
+                    room1=f"room|{room_id}",
+                    wall0=room_line["wallId"],
+                    wall1=f"wall|exterior{wall_order}",
+                    boundingBox=BoundingBox(
+                        min=Vector3(x=min_x - offset["x"], y=min_y, z=0),
+                        max=Vector3(
+                            x=min_x + wall_hole["max"]["x"] - offset["x"],
+                            y=min_y + wall_hole["max"]["y"] - offset["y"],
+                            z=0,
+                        ),
+                    ),
+                    assetOffset=wall_hole["offset"],
+                )
+            )
+            room_lines = [line for line in room_lines if line["wallId"] != room_line["wallId"]]
+
+
 @lru_cache(maxsize=None)
 def _read_once(read: Callable[[], dict]) -> dict:
     return read()
@@ -545,5 +622,6 @@ def installed() -> Iterator[None]:
             patched(ProceduralRoom, "spawnable_assets", SPAWNABLE_ASSETS), \
             patched(ProceduralRoom, "spawnable_asset_groups", SPAWNABLE_ASSET_GROUPS), \
             patched(ProceduralRoom, "sample_asset", sample_asset), \
+            patched(wall_objects, "add_windows", add_windows), \
             patched(wall_objects, "add_paintings", add_paintings):
         yield
