@@ -9,8 +9,10 @@ from procthor.generation.asset_groups import AssetGroupGenerator
 from procthor.generation.objects import OrthogonalPolygon, ProceduralRoom
 from shapely.geometry import box
 
-from pipeline.scene.fast_procthor import (STOCK_JOIN, STOCK_SET_DIMENSIONS, KeptRows, installed,
-                                          join_neighboring_rectangles, set_dimensions)
+from pipeline.scene.fast_procthor import installed
+from pipeline.scene.fast_procthor.asset_groups import STOCK_SET_DIMENSIONS, set_dimensions
+from pipeline.scene.fast_procthor.rectangles import STOCK_JOIN, join_neighboring_rectangles
+from pipeline.scene.fast_procthor.rows import KeptRows
 from pipeline.scene.offline_thor import OfflineController
 
 

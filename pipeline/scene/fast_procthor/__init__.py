@@ -1,0 +1,79 @@
+"""Exactly equivalent, faster replacements for ProcTHOR's slow spots, installed at run time.
+
+`installed()` swaps these in for the duration of a block, and nothing installed is edited.
+Each one gives ProcTHOR the same values, in the same order, and makes the same random draws, so
+houses stay byte-identical (tests/scene/test_fast_procthor.py compares whole houses with stock
+ones). Each item names the module of this package that holds it.
+
+1. `OrthogonalPolygon._join_neighboring_rectangles` (`rectangles`), where stock sampling spends
+   most of its time (every pair of rectangles compared with Python set intersections, again in
+   each round of `get_all_rectangles`). Its result is a `set` whose iteration order later feeds
+   `random.choices`, so the replacement must insert the same rectangles in the same sequence.
+   The stock loops walk `rects.copy()` and, for each rect1, `rects - {rect1}`; for 8 or more
+   rectangles CPython computes that difference as a copy of `rects` with rect1 removed, so both
+   loops visit rectangles in the order of `rects.copy()` (below 8 the stock method runs: it is
+   cheap there, and its inner order differs). Two axis-aligned rectangles share exactly two
+   corners when they have the same x-interval and one z-value in common, or the same z-interval
+   and one x-value in common: one edge key in common. Sorting the 4n edge keys finds all the
+   pairs at once, and the pairs in (rect1, rect2) order are exactly the stock visiting order.
+   Inserting only each merged rectangle's first occurrence leaves a set as inserting them all
+   does (adding a present element changes nothing); the first occurrences are found with one
+   sort of one int64 key per merged rectangle (its four codes), which names the same rectangle.
+2. `AssetGroupGenerator._set_dimensions` (`asset_groups`), which builds one pandas DataFrame per
+   asset of a group to find its widest and deepest assets and its height: the same choices from
+   plain lists (first maximum, as `idxmax` picks), then ProcTHOR's own placement sampling, whose
+   random draws are the only ones made.
+3. `procthor.databases._get_asset_groups` and `_get_asset_database` (`asset_groups`), which parse
+   the asset-group files and the 1.5 MB asset database again for every house: parsed once per
+   process. Only `get_spawnable_asset_group_info` calls them; it reads the database's keys only,
+   and the `AssetGroupGenerator` it builds deep-copies its group's data before changing anything.
+4. `OrthogonalPolygon.get_neighboring_rectangles` (one `shapely.contains_xy` for all cells) and
+   `get_all_rectangles` (rounds of joins remembered per polygon), run on every change of a room's
+   open polygon (`rectangles`); `AssetGroupGenerator.__attrs_post_init__` (a group's copied,
+   flattened data made once and unpickled after; `asset_groups`). Each says why it is exact.
+5. `ProceduralRoom.sample_asset` (`floor_assets`, `rows`), which filters the room's asset and
+   asset-group frames several times per object (each filter a `take` over every column) and
+   draws with `DataFrame.sample()`: the same filters on numpy columns, row positions in place of
+   frames, and `.sample()`'s own `np.random.choice` call. The room's `spawnable_assets` and
+   `spawnable_asset_groups` are held as `KeptRows`, the first frame and a mask of the rows stock
+   would still hold, so choosing an asset narrows a mask where stock filters a frame.
+6. `wall_objects.add_paintings` and `add_windows` (`walls`), which filter, drop from and append
+   to a room's frame of free wall lines, and filter and drop from the frame of paintings or
+   windows, for every one placed: a list of the lines' records, and the assets as a frame's
+   rows drawn from as in 5.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import procthor.databases as databases
+import procthor.generation.wall_objects as wall_objects
+from procthor.generation.asset_groups import AssetGroupGenerator
+from procthor.generation.objects import OrthogonalPolygon, ProceduralRoom
+
+from pipeline.scene.fast_procthor.asset_groups import asset_group_post_init, read_once, set_dimensions
+from pipeline.scene.fast_procthor.floor_assets import SPAWNABLE_ASSET_GROUPS, SPAWNABLE_ASSETS, sample_asset
+from pipeline.scene.fast_procthor.rectangles import (get_all_rectangles, get_neighboring_rectangles,
+                                                     join_neighboring_rectangles)
+from pipeline.scene.fast_procthor.walls import add_paintings, add_windows
+from pipeline.scene.patching import patched
+
+
+@contextmanager
+def installed() -> Iterator[None]:
+    """The fast equivalents in place of the stock ones, restored on exit."""
+    read_asset_groups, read_asset_database = databases._get_asset_groups, databases._get_asset_database
+    with patched(OrthogonalPolygon, "_join_neighboring_rectangles", join_neighboring_rectangles), \
+            patched(AssetGroupGenerator, "_set_dimensions", set_dimensions), \
+            patched(databases, "_get_asset_groups", lambda: read_once(read_asset_groups)), \
+            patched(databases, "_get_asset_database", lambda: read_once(read_asset_database)), \
+            patched(OrthogonalPolygon, "get_neighboring_rectangles", get_neighboring_rectangles), \
+            patched(OrthogonalPolygon, "get_all_rectangles", get_all_rectangles), \
+            patched(AssetGroupGenerator, "__attrs_post_init__", asset_group_post_init), \
+            patched(ProceduralRoom, "spawnable_assets", SPAWNABLE_ASSETS), \
+            patched(ProceduralRoom, "spawnable_asset_groups", SPAWNABLE_ASSET_GROUPS), \
+            patched(ProceduralRoom, "sample_asset", sample_asset), \
+            patched(wall_objects, "add_windows", add_windows), \
+            patched(wall_objects, "add_paintings", add_paintings):
+        yield

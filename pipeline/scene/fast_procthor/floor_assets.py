@@ -1,0 +1,165 @@
+"""Choosing floor assets with numpy row positions where stock filters frames (item 5 of the package docstring)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from procthor.constants import (
+    MARGIN,
+    MAX_INTERSECTING_OBJECT_RETRIES,
+    P_CHOOSE_ASSET_GROUP,
+    P_W1_ASSET_SKIPPED,
+    PADDING_AGAINST_WALL,
+)
+from procthor.databases import placement_annotations
+from procthor.generation.asset_groups import AssetGroupGenerator
+from procthor.generation.objects import ChosenAsset, ChosenAssetGroup, ProceduralRoom
+
+from pipeline.scene.fast_procthor.rows import KeptRows, KeptRowsAttribute, sample_position
+
+SPAWNABLE_ASSETS = KeptRowsAttribute("spawnable_assets")
+SPAWNABLE_ASSET_GROUPS = KeptRowsAttribute("spawnable_asset_groups")
+
+
+def _not_multiple_per_room(room: ProceduralRoom, asset_type: str) -> None:
+    """Stock's filters once an asset of a type allowed once per room is chosen: no standalone asset
+    of the type, and no group having it."""
+    assets, groups = SPAWNABLE_ASSETS.rows(room), SPAWNABLE_ASSET_GROUPS.rows(room)
+    assets.keep &= assets.column("assetType") != asset_type
+    groups.keep &= ~groups.column(f"has{asset_type}")
+
+
+def _place_asset_group(room: ProceduralRoom, position: int, set_rotated, rect_x_length, rect_z_length):
+    """`ProceduralRoom._place_asset_group` of the group frame's row `position`, stock line by line but
+    for reading that row from KeptRows and narrowing its mask where stock filters frames."""
+    groups = SPAWNABLE_ASSET_GROUPS.rows(room)
+    asset_group_generator: AssetGroupGenerator = groups.column("assetGroupGenerator")[position]
+    for _ in range(MAX_INTERSECTING_OBJECT_RETRIES):
+        object_placement = asset_group_generator.sample_object_placement()
+        any_collisions, intersecting_objects = asset_group_generator.get_intersecting_objects(
+            object_placement=object_placement["objects"]
+        )
+        if not any_collisions:
+            if set_rotated is None:
+                set_rotated = ProceduralRoom.sample_rotation(
+                    asset=groups.record(position), rect_x_length=rect_x_length, rect_z_length=rect_z_length
+                )
+            if not groups.column("allowDuplicates")[position]:
+                groups.keep &= groups.frame.index != groups.frame.index[position]  # drop(label)
+            for obj in object_placement["objects"]:
+                if obj["assetType"] in room.priority_asset_types:
+                    room.priority_asset_types.remove(obj["assetType"])
+                allow_duplicates_of_asset_type = placement_annotations.loc[obj["assetType"]]["multiplePerRoom"]
+                if not allow_duplicates_of_asset_type:
+                    _not_multiple_per_room(room, obj["assetType"])
+            return ChosenAssetGroup(
+                assetGroupName=groups.column("assetGroupName")[position],
+                xSize=object_placement["bounds"]["x"]["length"],
+                ySize=object_placement["bounds"]["y"]["length"],
+                zSize=object_placement["bounds"]["z"]["length"],
+                rotated=set_rotated,
+                objects=object_placement["objects"],
+                bounds=object_placement["bounds"],
+            )
+
+
+def _place_asset(room: ProceduralRoom, position: int, set_rotated, rect_x_length, rect_z_length) -> ChosenAsset:
+    """`ProceduralRoom._place_asset` of the asset frame's row `position`, stock line by line but for
+    reading that row from KeptRows and narrowing masks where stock filters frames."""
+    asset = SPAWNABLE_ASSETS.rows(room).record(position, with_index=True)
+    if set_rotated is None:
+        set_rotated = ProceduralRoom.sample_rotation(
+            asset=asset, rect_x_length=rect_x_length, rect_z_length=rect_z_length
+        )
+    asset["rotated"] = set_rotated
+    multiple_of_type_per_room = placement_annotations.loc[asset["assetType"]]["multiplePerRoom"]
+    if not multiple_of_type_per_room:
+        _not_multiple_per_room(room, asset["assetType"])
+    if asset["assetType"] in room.priority_asset_types:
+        room.priority_asset_types.remove(asset["assetType"])
+    return ChosenAsset(**asset)
+
+
+def _fits(rows: KeptRows, anchor_type: str, x_margin: float, z_margin: float, rect_x_length: float,
+          rect_z_length: float, rotations: str) -> np.ndarray:
+    """Stock's `frame[anchor_type] & size_filter(frame)` of the kept rows, as a mask over the whole
+    frame: the same float64 sums and comparisons, on the columns' numpy arrays."""
+    x, z = rows.column("xSize"), rows.column("zSize")
+    upright = (x + x_margin < rect_x_length) & (z + z_margin < rect_z_length)
+    turned = (z + z_margin < rect_x_length) & (x + x_margin < rect_z_length)
+    fits = {"upright": upright, "turned": turned, "either": upright | turned}[rotations]
+    return rows.keep & rows.column(anchor_type) & fits
+
+
+def sample_asset(self: ProceduralRoom, rectangle, anchor_type, anchor_delta, allow_house_plant_group, allow_tv_group):
+    """`ProceduralRoom.sample_asset`, stock line by line but for candidate frames held as row positions.
+
+    Each stock candidate frame is a boolean filter of the room's frame: here it is the array of
+    the positions of its rows, in the same order (`flatnonzero` of the combined mask), filtered
+    the same ways on the columns' numpy arrays. Only lengths and the rows drawn reach ProcTHOR;
+    a draw is `sample_position`'s, the same one `.sample()` makes, and the types choice is made
+    from the kept types in order of first appearance, as `unique()` lists them.
+    """
+    set_rotated = None
+    x0, z0, x1, z1 = rectangle
+    rect_x_length = x1 - x0
+    rect_z_length = z1 - z0
+    if anchor_type == "onEdge":
+        x_margin = 2 * MARGIN["edge"]["sides"]
+        z_margin = MARGIN["edge"]["front"] + MARGIN["edge"]["back"] + PADDING_AGAINST_WALL
+    elif anchor_type == "inCorner":
+        x_margin = 2 * MARGIN["corner"]["sides"] + PADDING_AGAINST_WALL
+        z_margin = MARGIN["corner"]["front"] + MARGIN["corner"]["back"] + PADDING_AGAINST_WALL
+    elif anchor_type == "inMiddle":
+        x_margin = 2 * MARGIN["middle"]
+        z_margin = 2 * MARGIN["middle"]
+    if anchor_delta in {1, 7}:
+        rotations, set_rotated = "upright", False
+    elif anchor_delta in {3, 5}:
+        rotations, set_rotated = "turned", True
+    else:
+        rotations = "either"
+    sizes = (anchor_type, x_margin, z_margin, rect_x_length, rect_z_length, rotations)
+    groups, assets = SPAWNABLE_ASSET_GROUPS.rows(self), SPAWNABLE_ASSETS.rows(self)
+
+    keep = _fits(groups, *sizes)
+    names = groups.column("assetGroupName")  # str, or NaN (!= any name, as in stock)
+    if not allow_house_plant_group:
+        keep &= names != "floor-house-plant"
+    if not allow_tv_group:
+        keep &= names != "television"
+    asset_group_candidates = np.flatnonzero(keep)
+    asset_candidates = np.flatnonzero(_fits(assets, *sizes))
+    asset_types = assets.column("assetType")
+
+    if self.priority_asset_types:
+        in_room = placement_annotations[f"in{self.room_type}s"].to_numpy()
+        for asset_type in self.priority_asset_types:
+            asset_groups_with_type = asset_group_candidates[groups.column(f"has{asset_type}")[asset_group_candidates]]
+            can_spawn_standalone = in_room[placement_annotations.index == asset_type][0] > 0
+            assets_with_type = None
+            if can_spawn_standalone:
+                assets_with_type = asset_candidates[asset_types[asset_candidates] == asset_type]
+            if len(asset_groups_with_type) and (assets_with_type is None or random.random() <= P_CHOOSE_ASSET_GROUP):
+                chosen_asset_group = _place_asset_group(
+                    self, sample_position(asset_groups_with_type), set_rotated, rect_x_length, rect_z_length
+                )
+                if chosen_asset_group is not None:
+                    return chosen_asset_group
+            if assets_with_type is not None and len(assets_with_type):
+                return _place_asset(self, sample_position(assets_with_type), set_rotated, rect_x_length, rect_z_length)
+
+    if len(asset_group_candidates) and random.random() <= P_CHOOSE_ASSET_GROUP:
+        chosen_asset_group = _place_asset_group(
+            self, sample_position(asset_group_candidates), set_rotated, rect_x_length, rect_z_length
+        )
+        if chosen_asset_group is not None:
+            return chosen_asset_group
+    if random.random() <= P_W1_ASSET_SKIPPED:
+        asset_candidates = asset_candidates[assets.column(f"in{self.room_type}s")[asset_candidates] != 1]
+    if not len(asset_candidates):
+        return None
+    asset_type = random.choice(list(dict.fromkeys(asset_types[asset_candidates].tolist())))
+    asset = sample_position(asset_candidates[asset_types[asset_candidates] == asset_type])
+    return _place_asset(self, asset, set_rotated, rect_x_length, rect_z_length)
