@@ -16,6 +16,7 @@ import dataclasses
 import types
 import typing
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
@@ -43,10 +44,16 @@ def _rules(annotation: object) -> tuple[object, dict]:
     return annotation, {}
 
 
-def fields_of(record: type) -> list[tuple[str, object]]:
+@cache  # resolving type hints is slow, and a scene file's records ask for them a dozen times
+def fields_of(record: type) -> tuple[tuple[str, object], ...]:
     """(name, annotation with its Rules) of each field of a dataclass, in declaration order."""
     hints = typing.get_type_hints(record, include_extras=True)
-    return [(f.name, hints[f.name]) for f in dataclasses.fields(record)]
+    return tuple((f.name, hints[f.name]) for f in dataclasses.fields(record))
+
+
+@cache
+def _field_names(record: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(record))
 
 
 def _items(kind: object) -> tuple[tuple, bool]:
@@ -85,7 +92,7 @@ def to_json(value: Any) -> Any:
     if value is None or type(value) in JSON_TYPES:  # most values: no dataclass test needed
         return value
     if dataclasses.is_dataclass(value):
-        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {name: to_json(getattr(value, name)) for name in _field_names(type(value))}
     if isinstance(value, tuple | list):
         return [to_json(v) for v in value]
     return value

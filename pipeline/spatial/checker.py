@@ -49,15 +49,16 @@ _CELLS = {d: [(i, j) for i in range(d) for j in range(d)] for d in GRID_SIZES}  
 
 
 def answer_set(facts: Iterable[Fact], variables: Sequence[str], query: tuple[str, str], d: int,
-               solved: frozenset[str] = frozenset()) -> frozenset[str]:
+               solved: frozenset[str] = frozenset(), within: frozenset[str] = frozenset(DIRECTIONS)) -> frozenset[str]:
     """Every direction R such that the facts plus "query[0] is R of query[1]" are satisfiable.
 
     `solved`: directions known to be satisfiable (in the answer of a superset of the facts), which
-    no search is spent on. They are trusted: `Answers` gives only those.
+    no search is spent on; `within`: directions known to hold the answer (the answer of a subset
+    of the facts), outside which no search is spent either. Both are trusted: `Answers` gives only those.
     """
     variables = tuple(variables)
     (constraints,) = _checked([tuple(facts)], variables, query, d)
-    return _answer(constraints, variables, (query[0], query[1]), d, solved)
+    return _answer(constraints, variables, (query[0], query[1]), d, solved, within)
 
 
 Constraint = tuple[str, str, str | None]  # a fact as a plain tuple: cheap to hash and compare
@@ -111,7 +112,7 @@ class Answers:
                 elif known <= constraints:
                     within &= self._known[known]
             self._known[constraints] = (solved if solved == within
-                                        else _answer(constraints, self.variables, self.query, self.d, solved))
+                                        else _answer(constraints, self.variables, self.query, self.d, solved, within))
         return self._known[constraints]
 
 
@@ -149,7 +150,7 @@ def _validate(facts: tuple[Fact, ...], variables: tuple[str, ...], query: tuple[
 
 @lru_cache(maxsize=4096)
 def _answer(facts: frozenset[Constraint], variables: tuple[str, ...], query: tuple[str, str], d: int,
-            solved: frozenset[str]) -> frozenset[str]:
+            solved: frozenset[str], within: frozenset[str]) -> frozenset[str]:
     index = {name: k for k, name in enumerate(variables)}
     q0, qn = index[query[0]], index[query[1]]
     unary: list[list[str]] = [[] for _ in variables]
@@ -164,7 +165,7 @@ def _answer(facts: frozenset[Constraint], variables: tuple[str, ...], query: tup
         binary.setdefault((min(a, b), max(a, b)), []).append(code)
 
     (i_domains, i_signs), (j_domains, j_signs) = (_solve_axis(axis, unary, binary, q0, qn, d) for axis in (0, 1))
-    candidates = {code for code, (si, sj) in _SIGNS.items() if si in i_signs and sj in j_signs}
+    candidates = {code for code, (si, sj) in _SIGNS.items() if si in i_signs and sj in j_signs and code in within}
     if not _coupled(facts) or candidates == solved:
         return frozenset(candidates)
     return _solve_joint(unary, binary, (i_domains, j_domains), candidates, solved, q0, qn, d)
@@ -183,21 +184,23 @@ class _Relation:
         self.rows = tuple(rows)
         # _images[p][chunk]: the union of the rows of the values width*p + k for the bits k of
         # chunk, filled on first use, so that image() costs one lookup per chunk of its
-        # argument. An axis (at most 12 values) is a single chunk.
+        # argument. An axis (at most 12 values) is a single chunk. Dicts of ints, which the
+        # cyclic garbage collector does not track: tables as lists were most of what every full
+        # collection traversed (about 900,000 slots, 90 ms each).
         self._width = len(self.rows) if len(self.rows) <= 12 else 8
         chunks = -(-len(self.rows) // self._width)
-        self._images: list[list[int | None]] = [[None] * (1 << self._width) for _ in range(chunks)]
+        self._images: list[dict[int, int]] = [{} for _ in range(chunks)]
 
     def image(self, values: int) -> int:
         """The values related to at least one of `values`."""
         if values & (values - 1) == 0:
             return self.rows[values.bit_length() - 1] if values else 0
         if len(self._images) == 1:
-            return self._images[0][values] or self._fill(0, values)
+            return self._images[0].get(values) or self._fill(0, values)
         out = 0
         for p, chunk in enumerate(values.to_bytes(len(self._images), "little")):
             if chunk:
-                out |= self._images[p][chunk] or self._fill(p, chunk)
+                out |= self._images[p].get(chunk) or self._fill(p, chunk)
         return out
 
     def _fill(self, p: int, chunk: int) -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import permutations
 
 from pipeline.errors import RoomspaceError
 from pipeline.spatial.grid import Raster
@@ -65,36 +66,58 @@ def setting_facts(
     """The facts of one setting: region and wall facts per object, direction and distance per pair."""
     if setting not in SETTINGS:
         raise RoomspaceError(f"unknown setting {setting!r}; expected one of {SETTINGS}")
-    return story_facts(raster, names, pairs)[setting]
+    return story_facts(raster_facts(raster, names), pairs)[setting]
 
 
-def story_facts(raster: Raster, names: Sequence[str], pairs: Sequence[tuple[int, int]]) -> dict[str, tuple[Fact, ...]]:
-    """The facts of every setting, each fact made once and shared by the settings that state it."""
+@dataclass(frozen=True)
+class RasterFacts:
+    """Every fact a story about a raster's objects can state, each made once: a room's
+    configurations with the same objects and grid share them, whatever pairs they describe."""
+
+    regions: tuple[Fact, ...]  # per object
+    walls: tuple[Fact, ...]  # per object: TPP or NTPP
+    directions: dict[tuple[int, int], Fact]  # per ordered pair of objects (a, b): a relative to b
+    distances: dict[str, dict[tuple[int, int], Fact]]  # per scale, per ordered pair
+
+
+def raster_facts(raster: Raster, names: Sequence[str]) -> RasterFacts:
     if len(names) != len(raster.cells):
         raise RoomspaceError(f"{len(names)} names for {len(raster.cells)} objects")
-    d = raster.d
-    cells = raster.cells
-    for a, b in pairs:
-        if not (0 <= a < len(cells) and 0 <= b < len(cells)) or a == b:
-            raise RoomspaceError(f"described pair {(a, b)} is not two of the objects 0..{len(cells) - 1}")
-    regions = [Fact(name, region(cell, d), None) for name, cell in zip(names, cells)]
-    walls = [Fact(name, wall_contact(cell, d), None) for name, cell in zip(names, cells)]
-    directions = [Fact(names[a], direction(cells[a], cells[b]), names[b]) for a, b in pairs]
-    distances = {scale: [Fact(names[a], distance(cells[a], cells[b], d, scale), names[b]) for a, b in pairs]
-                 for scale in DISTANCE_SCALES}
+    d, cells = raster.d, raster.cells
+    pairs = list(permutations(range(len(cells)), 2))
+    return RasterFacts(
+        regions=tuple(Fact(name, region(cell, d), None) for name, cell in zip(names, cells)),
+        walls=tuple(Fact(name, wall_contact(cell, d), None) for name, cell in zip(names, cells)),
+        directions={(a, b): Fact(names[a], direction(cells[a], cells[b]), names[b]) for a, b in pairs},
+        distances={scale: {(a, b): Fact(names[a], distance(cells[a], cells[b], d, scale), names[b]) for a, b in pairs}
+                   for scale in DISTANCE_SCALES},
+    )
+
+
+# What each setting states: regions, wall contact, directions, and distances on which scale (o2_d2 -> D2).
+_STATED = {setting: (setting in ("layout", "tpp") or setting.endswith("_layout"), setting == "tpp",
+                     setting.startswith("o2"), next((s for s in DISTANCE_SCALES if f"_{s.lower()}" in setting), None))
+           for setting in SETTINGS}
+
+
+def story_facts(facts: RasterFacts, pairs: Sequence[tuple[int, int]]) -> dict[str, tuple[Fact, ...]]:
+    """The facts of every setting about the described pairs, each fact made once (in `facts`) and
+    shared by the settings that state it."""
+    for pair in pairs:
+        if pair not in facts.directions:
+            raise RoomspaceError(f"described pair {pair} is not two of the objects 0..{len(facts.regions) - 1}")
     out = {}
-    for setting in SETTINGS:
-        facts: list[Fact] = []
-        if setting in ("layout", "tpp") or setting.endswith("_layout"):
-            for k in range(len(cells)):
-                facts.append(regions[k])
-                if setting == "tpp":
-                    facts.append(walls[k])
-        if setting.startswith("o2"):
-            scale = next((s for s in DISTANCE_SCALES if f"_{s.lower()}" in setting), None)  # o2_d2 -> D2
-            for k in range(len(pairs)):
-                facts.append(directions[k])
+    for setting, (regions, walls, directions, scale) in _STATED.items():
+        stated: list[Fact] = []
+        if regions:
+            for k, fact in enumerate(facts.regions):
+                stated.append(fact)
+                if walls:
+                    stated.append(facts.walls[k])
+        if directions:
+            for pair in pairs:
+                stated.append(facts.directions[pair])
                 if scale:
-                    facts.append(distances[scale][k])
-        out[setting] = tuple(facts)
+                    stated.append(facts.distances[scale][pair])
+        out[setting] = tuple(stated)
     return out

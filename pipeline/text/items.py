@@ -24,7 +24,7 @@ from pipeline.scene.records import Point, Scene, SceneObject
 from pipeline.seeding import derive_seed
 from pipeline.spatial.checker import Answers
 from pipeline.spatial.difficulty import layout_decides, tightness
-from pipeline.spatial.facts import SETTINGS, Fact, described_pairs, hops, story_facts
+from pipeline.spatial.facts import SETTINGS, Fact, RasterFacts, described_pairs, hops, raster_facts, story_facts
 from pipeline.spatial.grid import Raster, rasterise
 from pipeline.spatial.reasoning import PathStep, reasoning_path
 from pipeline.spatial.relations import DIRECTIONS, VIEWS, converse, direction, direction_of_points, relation_words
@@ -166,7 +166,7 @@ class RoomItems:
     What no configuration changes is computed once per room and kept, however many
     configurations ask (the sweep asks 70): the objects chosen for each n, their names and the
     sentences told of them (`Teller`), each object's snapped footprint, the topology of each
-    choice, the raster and story objects of each (n, d), and the checker's answers for each
+    choice, the raster, story objects and facts of each (n, d), and the checker's answers for each
     choice and grid (`Answers`: a configuration's answer sets are cheaper after one with more
     described pairs).
     """
@@ -178,6 +178,7 @@ class RoomItems:
         self._topology: dict[int, tuple[Fact, ...]] = {}
         self._rasters: dict[tuple[int, int], Raster] = {}
         self._objects: dict[tuple[int, int], tuple[StoryObject, ...]] = {}
+        self._facts: dict[tuple[int, int], RasterFacts] = {}
         self._answers: dict[tuple[int, int], Answers] = {}
 
     def choice(self, n: int) -> Choice:
@@ -220,6 +221,11 @@ class RoomItems:
                 for name, o, cell, walls in zip(choice.names, choice.objects, raster.cells, raster.walls))
         return self._objects[n, d]
 
+    def facts(self, n: int, d: int) -> RasterFacts:
+        if (n, d) not in self._facts:
+            self._facts[n, d] = raster_facts(self.raster(n, d), self.choice(n).names)
+        return self._facts[n, d]
+
     def answers(self, n: int, d: int) -> Answers:
         if (n, d) not in self._answers:
             names = self.choice(n).names
@@ -232,7 +238,7 @@ class RoomItems:
         if len(scene.prominent) < n:
             return ()
         return _items(scene, config, self.choice(n), self.raster(n, config.d), self.story_objects(n, config.d),
-                      self.topology(n), self.answers(n, config.d))
+                      self.facts(n, config.d), self.topology(n), self.answers(n, config.d))
 
 
 def room_items(scene: Scene, config: Config) -> tuple[Item, ...]:
@@ -241,14 +247,14 @@ def room_items(scene: Scene, config: Config) -> tuple[Item, ...]:
 
 
 def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, objects: tuple[StoryObject, ...],
-           topology: tuple[Fact, ...], known: Answers) -> tuple[Item, ...]:
+           told: RasterFacts, topology: tuple[Fact, ...], known: Answers) -> tuple[Item, ...]:
     n, room_id, name = config.n, scene.room_id, config.name
     chosen, names, order, teller = choice.objects, choice.names, choice.order, choice.teller
     pairs = described_pairs(n, config.m)
     rng = Random(derive_seed(room_id, name))
     flipped = {pair for a, b in pairs if rng.random() < 0.5 for pair in ((names[a], names[b]), (names[b], names[a]))}
     query = Query(names[0], names[-1])
-    facts = oriented(story_facts(raster, names, pairs), flipped)
+    facts = oriented(story_facts(told, pairs), flipped)
     answers = known.answer_sets(facts)
     targets = yes_targets(answers, rng)
     shared = dict(
