@@ -20,12 +20,11 @@ from huggingface_hub import DatasetCardData
 from pipeline.data import data_text
 from pipeline.dataset.manifest import DATASET_SPLIT
 from pipeline.dataset.rows import VISION_PREFIX, features_of_config
-from pipeline.spatial.facts import SETTINGS
+from pipeline.spatial.facts import SETTINGS, Fact
 from pipeline.spatial.relations import DIRECTIONS
 from pipeline.spatial.topology import RCC8
 from pipeline.text.items import ITEM_SETTINGS, RCC8_SETTING
 from pipeline.text.prompts import PAIR_MODALITIES
-from pipeline.typed_json import to_json
 
 
 def room_stats(rows: list[dict], room_type: str, skipped: bool) -> dict:
@@ -71,9 +70,14 @@ def room_stats(rows: list[dict], room_type: str, skipped: bool) -> dict:
             setting["tightness_millionths"] = setting.get("tightness_millionths", 0) + round(row["tightness"] * 1e6)
             if row["setting"] == SETTINGS[0] and row["view"] == "top_down":
                 _count(stats["hops"], str(row["hops"]))
-                for fact in to_json(row["topology"]):  # a text row's are records (the item's own fields)
-                    _count(stats["topology"], fact["relation"])
+                for fact in row["topology"]:
+                    _count(stats["topology"], _relation(fact))
     return stats
+
+
+def _relation(fact: Fact | Mapping) -> str:
+    """A fact's relation code: a row's facts are dicts as read, or records (an item's own fields)."""
+    return fact.relation if isinstance(fact, Fact) else fact["relation"]
 
 
 def _count(counts: dict, key: str) -> None:

@@ -305,7 +305,7 @@ def _axis_answer(
     signs = set()
     for s in _SIGN_VALUES:
         forward, backward = _axis_relation((s,), d), _axis_relation((-s,), d)
-        if _propagate(list(domains), _with_query(links, arcs, q0, qn, forward, backward), (q0, qn)):
+        if _query_propagated(list(domains), _with_query(links, arcs, q0, qn, forward, backward), q0, qn):
             signs.add(s)
     return tuple(domains), frozenset(signs)
 
@@ -402,7 +402,7 @@ def _solve_joint(
         backward = _any_of(frozenset(_CONVERSE[c] for c in open_codes), d)
         query_links = _with_query(links, arcs, q0, qn, forward, backward)
         trial = list(domains)
-        if not _propagate(trial, query_links, (q0, qn)):
+        if not _query_propagated(trial, query_links, q0, qn):
             break
         solution = _search(trial, query_links)
         if solution is None:
@@ -428,13 +428,30 @@ def _links(arcs: dict[Arc, _Relation], n: int) -> Links:
 def _with_query(
     links: Links, arcs: dict[Arc, _Relation], q0: int, qn: int, forward: _Relation, backward: _Relation
 ) -> Links:
-    """The links of `arcs` with the query constraint added (met with any fact on the pair)."""
+    """The links of `arcs` with the query constraint added (met with any fact on the pair), each
+    query end's last."""
     if (q0, qn) in arcs:
         forward, backward = _meet([arcs[(q0, qn)], forward]), _meet([arcs[(qn, q0)], backward])
     query_links = list(links)
     query_links[q0] = [(b, relation) for b, relation in links[q0] if b != qn] + [(qn, forward)]
     query_links[qn] = [(b, relation) for b, relation in links[qn] if b != q0] + [(q0, backward)]
     return query_links
+
+
+def _query_propagated(domains: list[int], query_links: Links, q0: int, qn: int) -> bool:
+    """Domains arc consistent without the query constraint (each query end's last link,
+    `_with_query`) made arc consistent with it, in place; False on a wipe-out. Only the query
+    pair is revised first: no other domain can change before theirs do."""
+    changed = []
+    for a in (q0, qn):
+        b, relation = query_links[a][-1]
+        kept = domains[b] & relation.image(domains[a])
+        if not kept:
+            return False
+        if kept != domains[b]:
+            domains[b] = kept
+            changed.append(b)
+    return _propagate(domains, query_links, changed)
 
 
 def _propagate(domains: list[int], links: Links, changed: Iterable[int]) -> bool:

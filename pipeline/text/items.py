@@ -143,7 +143,8 @@ def rcc8_query(topology: tuple[Fact, ...], rng: Random) -> tuple[Query, str]:
     A relation is drawn among those the room's pairs show, then a pair showing it, in either
     orientation: rare relations (PO, EC) are asked as often as the ubiquitous DC and NTPP.
     """
-    relation = rng.choice([code for code in RCC8 if any(f.relation == code for f in topology)])
+    shown = {f.relation for f in topology}
+    relation = rng.choice([code for code in RCC8 if code in shown])
     fact = rng.choice([f for f in topology if f.relation == relation])
     if rng.random() < 0.5:
         return Query(fact.object, fact.subject), rcc8_converse(relation)
