@@ -187,17 +187,17 @@ def column_builder(annotation: object, arrow_type: pa.DataType) -> Callable[[lis
             _check_types(values, lambda t: issubclass(t, tuple), annotation)
             # Rows share tuples (a configuration's objects and topology, a setting's facts and path):
             # each distinct one is converted once and Arrow repeats it.
-            first: dict[int, int] = {}  # id of a distinct tuple -> index of its first row
-            for index, value in enumerate(values):
-                first.setdefault(id(value), index)
-            if len(first) == len(values):
+            ids = list(map(id, values))
+            distinct = dict(zip(ids, values))  # id -> the tuple, in the order first met
+            if len(distinct) == len(values):
                 return lists(values)
-            numbers = {key: number for number, key in enumerate(first)}
+            numbers = dict(zip(distinct, range(len(distinct))))
             try:
-                distinct = lists([values[index] for index in first.values()])
+                converted = lists(list(distinct.values()))
             except _Mismatch as mismatch:
-                raise _Mismatch(list(first.values())[mismatch.index], mismatch.path, mismatch.message) from None
-            return distinct.take(pa.array([numbers[id(value)] for value in values]))
+                first = ids.index(list(distinct)[mismatch.index])
+                raise _Mismatch(first, mismatch.path, mismatch.message) from None
+            return converted.take(pa.array(list(map(numbers.__getitem__, ids))))
 
     else:
         fits = _scalar_types(annotation).__contains__
