@@ -248,14 +248,14 @@ def room_items(scene: Scene, config: Config) -> tuple[Item, ...]:
 
 
 def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, objects: tuple[StoryObject, ...],
-           told: RasterFacts, topology: tuple[Fact, ...], known: Answers) -> tuple[Item, ...]:
+           room_facts: RasterFacts, topology: tuple[Fact, ...], known: Answers) -> tuple[Item, ...]:
     n, room_id, name = config.n, scene.room_id, config.name
     chosen, names, order, teller = choice.objects, choice.names, choice.order, choice.teller
     pairs = described_pairs(n, config.m)
     rng = Random(derive_seed(room_id, name))
     flipped = {pair for a, b in pairs if rng.random() < 0.5 for pair in ((names[a], names[b]), (names[b], names[a]))}
     query = Query(names[0], names[-1])
-    facts = oriented(story_facts(told, pairs), flipped)
+    facts = oriented(story_facts(room_facts, pairs), flipped)
     answers = known.answer_sets(facts)
     targets = yes_targets(answers, rng)
     shared = dict(
