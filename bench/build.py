@@ -1,6 +1,6 @@
 """Items per second and peak memory of a build, measured on a real `roomspace build` subprocess.
 
-    python bench/build.py [--rooms 1000] [--workers 2] [--scenes scenes | --from-nothing]
+    python bench/build.py [--rooms 1000] [--workers 2] [--configs default|sweep|...] [--scenes scenes | --from-nothing]
 
 Builds into a temporary folder from the scene folder (sampling what is missing first, timed
 apart), samples the resident memory of the whole process tree every 50 ms, and prints the wall
@@ -52,17 +52,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rooms", type=int, default=1000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--scenes", type=Path, default=Path("scenes"))
+    parser.add_argument("--configs", default="default", help="as `roomspace build --configs`")
     parser.add_argument("--from-nothing", action="store_true", help="sample the scenes inside the build, into an empty folder")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     roomspace = [sys.executable, "-m", "pipeline.cli"]
     common = ["--seed", str(args.seed), "--workers", str(args.workers), "--quiet"]
+    configs = ["--configs", args.configs]
     if args.from_nothing:
         with tempfile.TemporaryDirectory() as folder:
             wall, peak, report = run([*roomspace, "build", "--rooms", str(args.rooms), "--scenes", f"{folder}/scenes",
-                                      "--out", f"{folder}/roomspace-bench-{args.rooms}", *common])
+                                      "--out", f"{folder}/roomspace-bench-{args.rooms}", *configs, *common])
         worker = re.search(r"scenes ([\d.]+) s and items ([\d.]+) s of worker time", report)
-        print(f"build of {args.rooms} rooms from nothing, {args.workers} workers: {wall:.1f} s wall "
+        print(f"build of {args.rooms} rooms from nothing, --configs {args.configs}, {args.workers} workers: {wall:.1f} s wall "
               f"({wall // 60:.0f}:{wall % 60:04.1f}), worker seconds: scenes {worker.group(1)}, items {worker.group(2)}; "
               f"peak {peak / 2**20:.0f} MiB for the whole process tree")
         return 0
@@ -71,12 +73,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / f"roomspace-bench-{args.rooms}"
         wall, peak, report = run([*roomspace, "build", "--rooms", str(args.rooms), "--scenes", str(args.scenes),
-                                  "--out", str(out), *common])
+                                  "--out", str(out), *configs, *common])
     rows = int(re.search(r": (\d+) rows", report).group(1))
     item_seconds = float(re.search(r"items ([\d.]+) s", report).group(1))
     print(f"scenes for {args.rooms} rooms (missing ones sampled): {scenes_wall:.1f} s wall, "
           f"peak {scenes_peak / 2**20:.0f} MiB")
-    print(f"build of {args.rooms} rooms, {args.workers} workers, scenes on disk: {wall:.1f} s wall, {rows} rows, "
+    print(f"build of {args.rooms} rooms, --configs {args.configs}, {args.workers} workers, scenes on disk: {wall:.1f} s wall, {rows} rows, "
           f"{rows / item_seconds:.0f} rows/s per worker ({rows / wall:.0f} rows/s wall), "
           f"peak {peak / 2**20:.0f} MiB for the whole process tree")
     return 0
