@@ -58,28 +58,21 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     roomspace = [sys.executable, "-m", "pipeline.cli"]
     common = ["--seed", str(args.seed), "--workers", str(args.workers), "--quiet"]
-    configs = ["--configs", args.configs]
-    if args.from_nothing:
-        with tempfile.TemporaryDirectory() as folder:
-            wall, peak, report = run([*roomspace, "build", "--rooms", str(args.rooms), "--scenes", f"{folder}/scenes",
-                                      "--out", f"{folder}/roomspace-bench-{args.rooms}", *configs, *common])
-        worker = re.search(r"scenes ([\d.]+) s and items ([\d.]+) s of worker time", report)
-        print(f"build of {args.rooms} rooms from nothing, --configs {args.configs}, {args.workers} workers: {wall:.1f} s wall "
-              f"({wall // 60:.0f}:{wall % 60:04.1f}), worker seconds: scenes {worker.group(1)}, items {worker.group(2)}; "
-              f"peak {peak / 2**20:.0f} MiB for the whole process tree")
-        return 0
-
-    scenes_wall, scenes_peak, _ = run([*roomspace, "scenes", "--count", str(args.rooms), "--out", str(args.scenes), *common])
     with tempfile.TemporaryDirectory() as folder:
-        out = Path(folder) / f"roomspace-bench-{args.rooms}"
-        wall, peak, report = run([*roomspace, "build", "--rooms", str(args.rooms), "--scenes", str(args.scenes),
-                                  "--out", str(out), *configs, *common])
+        scenes = Path(folder) / "scenes" if args.from_nothing else args.scenes
+        if not args.from_nothing:
+            scenes_wall, scenes_peak, _ = run([*roomspace, "scenes", "--count", str(args.rooms), "--out", str(scenes),
+                                               *common])
+            print(f"scenes for {args.rooms} rooms (missing ones sampled): {scenes_wall:.1f} s wall, "
+                  f"peak {scenes_peak / 2**20:.0f} MiB")
+        wall, peak, report = run([*roomspace, "build", "--rooms", str(args.rooms), "--scenes", str(scenes),
+                                  "--out", f"{folder}/roomspace-bench-{args.rooms}", "--configs", args.configs, *common])
     rows = int(re.search(r": (\d+) rows", report).group(1))
-    item_seconds = float(re.search(r"items ([\d.]+) s", report).group(1))
-    print(f"scenes for {args.rooms} rooms (missing ones sampled): {scenes_wall:.1f} s wall, "
-          f"peak {scenes_peak / 2**20:.0f} MiB")
-    print(f"build of {args.rooms} rooms, --configs {args.configs}, {args.workers} workers, scenes on disk: {wall:.1f} s wall, {rows} rows, "
-          f"{rows / item_seconds:.0f} rows/s per worker ({rows / wall:.0f} rows/s wall), "
+    scene_seconds, item_seconds = map(float, re.search(r"scenes ([\d.]+) s and items ([\d.]+) s", report).groups())
+    print(f"build of {args.rooms} rooms, --configs {args.configs}, {args.workers} workers, "
+          f"{'from nothing' if args.from_nothing else 'scenes on disk'}: {wall:.1f} s wall "
+          f"({wall // 60:.0f}:{wall % 60:04.1f}), {rows} rows, worker seconds: scenes {scene_seconds:.1f}, items "
+          f"{item_seconds:.1f} ({rows / item_seconds:.0f} rows/s per worker, {rows / wall:.0f} rows/s wall); "
           f"peak {peak / 2**20:.0f} MiB for the whole process tree")
     return 0
 
