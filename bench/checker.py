@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pipeline.scene.scene_folder import ensure_scene  # noqa: E402
 from pipeline.spatial.checker import Answers, answer_set, forget_answers  # noqa: E402
-from pipeline.spatial.facts import SETTINGS, Fact, described_pairs, setting_facts  # noqa: E402
+from pipeline.spatial.facts import SETTINGS, Fact, described_pairs, raster_facts, story_facts  # noqa: E402
 from pipeline.spatial.grid import GRID_SIZES  # noqa: E402
 from pipeline.testing.oracle import oracle_answer_set  # noqa: E402
 from pipeline.testing.synthetic import random_facts, random_raster  # noqa: E402
@@ -49,7 +49,7 @@ def story(rng: random.Random, n: int, m: int, d: int) -> dict[str, tuple[Fact, .
     """The facts of every setting for one random room."""
     raster = random_raster(rng, n, d)
     pairs = described_pairs(n, m) if n >= 3 else ()
-    return {setting: setting_facts(raster, names_of(n), pairs, setting) for setting in SETTINGS}
+    return story_facts(raster_facts(raster, names_of(n)), pairs)
 
 
 def time_checker(facts, names, d, repeats: int = 1) -> tuple[float, frozenset[str]]:

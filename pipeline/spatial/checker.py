@@ -19,8 +19,9 @@ How it stays exact and fast:
 - answers are memoised on the fact set, so a story's FR and YN questions in both views cost
   one solve;
 - many fact sets over the same objects (a room's settings in every configuration of one n and
-  d) are answered through `Answers`: a solution of a fact set solves every subset of it, so
-  the directions of a known superset's answer need no search.
+  d) are answered through `Answers`, a configuration's settings as one batch: a solution of a
+  fact set solves every subset of it, so the directions of a known superset's answer need no
+  search, and no search is spent outside a known subset's answer.
 """
 
 from __future__ import annotations
@@ -48,17 +49,11 @@ _CONVERSE = {code: converse(code) for code in BINARY_CODES}
 _CELLS = {d: [(i, j) for i in range(d) for j in range(d)] for d in GRID_SIZES}  # value i*d + j
 
 
-def answer_set(facts: Iterable[Fact], variables: Sequence[str], query: tuple[str, str], d: int,
-               solved: frozenset[str] = frozenset(), within: frozenset[str] = frozenset(DIRECTIONS)) -> frozenset[str]:
-    """Every direction R such that the facts plus "query[0] is R of query[1]" are satisfiable.
-
-    `solved`: directions known to be satisfiable (in the answer of a superset of the facts), which
-    no search is spent on; `within`: directions known to hold the answer (the answer of a subset
-    of the facts), outside which no search is spent either. Both are trusted: `Answers` gives only those.
-    """
+def answer_set(facts: Iterable[Fact], variables: Sequence[str], query: tuple[str, str], d: int) -> frozenset[str]:
+    """Every direction R such that the facts plus "query[0] is R of query[1]" are satisfiable."""
     variables = tuple(variables)
     (constraints,) = _checked([tuple(facts)], variables, query, d)
-    return _answer(constraints, variables, (query[0], query[1]), d, solved, within)
+    return _answer(constraints, variables, (query[0], query[1]), d, frozenset(), frozenset(DIRECTIONS))
 
 
 Constraint = tuple[str, str, str | None]  # a fact as a plain tuple: cheap to hash and compare
@@ -367,7 +362,7 @@ def _any_of(codes: frozenset[str], d: int) -> _Relation:
 def _solve_joint(
     unary: list[list[str]],
     binary: dict[Arc, list[str]],
-    axis_domains: tuple[list[int], list[int]],
+    axis_domains: tuple[tuple[int, ...], tuple[int, ...]],
     candidates: set[str],
     solved: frozenset[str],
     q0: int,

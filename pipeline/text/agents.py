@@ -38,10 +38,10 @@ from pipeline.spatial.frames import FACINGS, OBSERVER, TOP_DOWN, facing_between,
 from pipeline.spatial.grid import Cell
 from pipeline.spatial.reasoning import PathStep, reasoning_path
 from pipeline.spatial.relations import DIRECTIONS, direction, direction_of_points, region, relation_words
-from pipeline.text.items import Item, Query, StoryObject, init_fields
-from pipeline.text.prompts import AGENT_VIEW, DEFAULT_STYLE, prompt_text
+from pipeline.text.items import LABELS, YES_NO, Item, Query, asked_no, fr_answer, init_fields
+from pipeline.text.prompts import AGENT_VIEW
 from pipeline.text.stories import Teller, sentences, written_path
-from pipeline.text.words import Phrases, Wording, sentence
+from pipeline.text.words import Phrases, Wording, sentence, type_words
 
 AGENT_PREFIX = "agent_"
 AGENT = "you"  # the observer's name in the fact network and the stories
@@ -77,13 +77,6 @@ class AgentItem(Item):
     frame_changes: int  # 0, 1 or 2
     frame_angle: int  # degrees between the story's facing (north for the plan) and the question's
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "prompt", prompt_text(
-            DEFAULT_STYLE, story=self.story, question=self.question, options=self.options,
-            question_type=self.question_type, setting=self.setting, view=self.view, d=self.d,
-            relations=(fact.relation for fact in self.facts), modality=getattr(self, "modality", None),
-            story_view=self.story_view, moved=self.frame_changes > 0))
-
 
 def agent_config_name(base: str) -> str:
     return f"{AGENT_PREFIX}{base}"
@@ -102,16 +95,19 @@ def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
     said = _observer_wording(base, "N")  # codes already turned into a question's frame, in its words
     by_key = {(i.setting, i.view, i.question_type): i for i in items}
     rng = Random(derive_seed(scene.room_id, config))
-    observer = _story_observer(scene, base, rng)
+    observer = _story_observer(base, rng)
     cells[AGENT] = (observer.i, observer.j)
     about_you = tuple(sorted(rng.sample(range(len(names)), TOLD_ABOUT_YOU)))
     you_facts = (Fact(AGENT, observer.region, None),
                  *(Fact(names[k], direction(cells[names[k]], cells[AGENT]), AGENT) for k in about_you))
     wording = data_json("agents.json")
-    yes, no = data_json("templates.json")["yes_no"]
+    door = _door(scene, base.d)
+    teller = Teller(_observer_wording(base, observer.facing))  # the egocentric stories' words
     slots = []  # per setting and kind: what its FR and YN questions share, and its question's draws
     for setting in SETTINGS:
         told = by_key[setting, TOP_DOWN, "FR"]
+        egocentric = _egocentric_story(scene, base, told.facts, you_facts, observer, teller,
+                                       Random(derive_seed(scene.room_id, config, setting, "story")))
         for kind in KINDS:
             asked = Random(derive_seed(scene.room_id, config, setting, kind))
             story_facts = told.facts + (you_facts if STORY_VIEW[kind] == AGENT_VIEW else ())
@@ -124,7 +120,7 @@ def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
                 i, j = cells[stood]
                 question_pose = Pose(stood, region((i, j), base.d), i, j, facing)
                 query = (asked_about, stood)
-            story_pose = {"plan": None, "door": _door(scene, base.d)}.get(kind, observer)
+            story_pose = {"plan": None, "door": door}.get(kind, observer)
             plan_answer = answer_set(story_facts, variables, query, base.d)
             facing = question_pose.facing
             answer = seen_set(plan_answer, facing)
@@ -133,8 +129,7 @@ def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
             elif kind == "door":
                 story = by_key[setting, OBSERVER, "FR"].story
             else:
-                story = _egocentric_story(scene, base, told.facts, you_facts, observer, names,
-                                          Random(derive_seed(scene.room_id, config, setting, "story")))
+                story = egocentric
             subject, reference = query
             path = tuple(_turned_step(step, facing) for step in reasoning_path(story_facts, subject, reference))
             common = dict(
@@ -152,10 +147,7 @@ def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
                 frame_angle=facing_between(story_pose.facing if story_pose else "N", facing),
             )
             slots.append((common, asked))
-    # As many No as Yes per room where answer sets allow: one that is all nine relations can only be Yes.
-    open_slots = [k for k, (common, _) in enumerate(slots) if len(common["answer_set"]) < len(DIRECTIONS)]
-    ask_no = set(rng.sample(open_slots, min(len(slots) // 2, len(open_slots))))
-    labels = tuple(relation_words(code, OBSERVER, "label") for code in DIRECTIONS)
+    ask_no = asked_no([common["answer_set"] for common, _ in slots], rng)  # as many No as Yes per room
     out = []
     for k, (common, asked) in enumerate(slots):
         answer = common["answer_set"]
@@ -163,15 +155,14 @@ def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
         fr_text, yn_text = _questions(common["kind"], wording, common["query"].pair, common["question_pose"],
                                       common["story_pose"], said, candidate, asked)
         out.append(AgentItem(**{**common, "id": f"{common['id']}-FR", "question_type": "FR", "question": fr_text,
-                                "options": labels, "candidate": None,
-                                "answer": ", ".join(relation_words(c, OBSERVER, "label") for c in answer)}))
+                                "options": LABELS[OBSERVER], "candidate": None, "answer": fr_answer(answer, OBSERVER)}))
         out.append(AgentItem(**{**common, "id": f"{common['id']}-YN", "question_type": "YN", "question": yn_text,
-                                "options": (yes, no), "candidate": candidate,
-                                "answer": yes if candidate in answer else no}))
+                                "options": YES_NO, "candidate": candidate,
+                                "answer": YES_NO[0] if candidate in answer else YES_NO[1]}))
     return tuple(out)
 
 
-def _story_observer(scene: Scene, item: Item, rng: Random) -> Pose:
+def _story_observer(item: Item, rng: Random) -> Pose:
     """The egocentric story's observer: a cell drawn over the grid (told only by its region), a facing."""
     cell: Cell = (rng.randrange(item.d), rng.randrange(item.d))
     return Pose("", region(cell, item.d), cell[0], cell[1], rng.choice(FACINGS))
@@ -186,14 +177,8 @@ def _door(scene: Scene, d: int) -> Pose:
 
 def _observer_wording(item: Item, facing: str) -> Wording:
     """Relation words as an observer facing `facing` says them (the north-facing view's words)."""
-    phrases = Phrases([o.name for o in item.objects] + [AGENT], [_word(o) for o in item.objects] + [""])
+    phrases = Phrases([o.name for o in item.objects] + [AGENT], [type_words(o.type) for o in item.objects] + [""])
     return Wording(phrases, lambda code, view, field: relation_words(seen_facing(code, facing), OBSERVER, field))
-
-
-def _word(obj: StoryObject) -> str:
-    """The type words a name was made from: a numbered name ("chair 2") is its own reference."""
-    head, _, tail = obj.name.rpartition(" ")
-    return head if tail.isdigit() else obj.name
 
 
 def observer_frame(observer: Pose, rng: Random) -> str:
@@ -203,9 +188,9 @@ def observer_frame(observer: Pose, rng: Random) -> str:
 
 
 def _egocentric_story(scene: Scene, item: Item, facts: tuple[Fact, ...], you_facts: tuple[Fact, ...],
-                      observer: Pose, names: list[str], rng: Random) -> str:
-    """The setting's facts and the facts about you, every one in your words; your region in the frame sentence."""
-    teller = Teller(_observer_wording(item, observer.facing))
+                      observer: Pose, teller: Teller, rng: Random) -> str:
+    """The setting's facts and the facts about you, every one in your words (`teller`, in the
+    observer's wording); your region in the frame sentence."""
     return " ".join(filter(None, [
         teller.opening(scene.room_type, scene.side, rng),
         observer_frame(observer, rng),

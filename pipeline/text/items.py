@@ -15,6 +15,7 @@ Arrow schema and JSON Schema from its fields.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from random import Random
@@ -109,7 +110,8 @@ class Item:
         object.__setattr__(self, "prompt", prompt_text(
             DEFAULT_STYLE, story=self.story, question=self.question, options=self.options,
             question_type=self.question_type, setting=self.setting, view=self.view, d=self.d,
-            relations=(fact.relation for fact in self.facts), modality=getattr(self, "modality", None)))
+            relations=(fact.relation for fact in self.facts), modality=getattr(self, "modality", None),
+            story_view=getattr(self, "story_view", None), moved=getattr(self, "frame_changes", 0) > 0))
 
 
 def init_fields(item: Item, record: type = Item) -> dict:
@@ -129,12 +131,23 @@ def oriented(facts: dict[str, tuple[Fact, ...]], flipped: set[tuple[str, str]]) 
     return {setting: tuple(stated[id(fact)] for fact in setting_facts) for setting, setting_facts in facts.items()}
 
 
+def asked_no(answer_sets: Sequence[frozenset[str] | tuple[str, ...]], rng: Random) -> set[int]:
+    """Which YN questions (by position) ask an inconsistent relation: as many No as Yes where answer
+    sets allow (one that is all nine relations can only be Yes)."""
+    open_slots = [k for k, answer in enumerate(answer_sets) if len(answer) < len(DIRECTIONS)]
+    return set(rng.sample(open_slots, min(len(answer_sets) // 2, len(open_slots))))
+
+
 def yes_targets(answers: dict[str, frozenset[str]], rng: Random) -> dict[tuple[str, str], bool]:
-    """Which YN slots (setting, view) ask a consistent relation: as many No as Yes where answer sets allow."""
+    """Which YN slots (setting, view) ask a consistent relation (`asked_no`)."""
     slots = [(setting, view) for setting in SETTINGS for view in VIEWS]
-    open_slots = [slot for slot in slots if len(answers[slot[0]]) < len(DIRECTIONS)]
-    no = set(rng.sample(open_slots, min(len(slots) // 2, len(open_slots))))
-    return {slot: slot not in no for slot in slots}
+    no = asked_no([answers[setting] for setting, _ in slots], rng)
+    return {slot: k not in no for k, slot in enumerate(slots)}
+
+
+def fr_answer(answer: Sequence[str], view: str) -> str:
+    """An FR row's answer: its answer set's labels in the view's words."""
+    return ", ".join(relation_words(code, view, "label") for code in answer)
 
 
 def rcc8_query(topology: tuple[Fact, ...], rng: Random) -> tuple[Query, str]:
@@ -294,7 +307,7 @@ def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, objects
             items.append(Item(
                 id=f"{room_id}-{name}-{setting}-{view}-FR", question_type="FR",
                 question=texts.fr_question, options=LABELS[view], candidate=None,
-                answer=", ".join(relation_words(code, view, "label") for code in answer), **per_view,
+                answer=fr_answer(answer, view), **per_view,
             ))
             items.append(Item(
                 id=f"{room_id}-{name}-{setting}-{view}-YN", question_type="YN",

@@ -140,6 +140,7 @@ def _definitions(row_kind_: str, view: str, d: int, kinds: frozenset[str], scale
     return "\n\n".join(parts)
 
 
+@lru_cache(maxsize=None)  # one text, asked for every moved agent row
 def perspective_definitions() -> str:
     """How a question that moves you to another stance is answered: directions as seen from there."""
     defs = _templates()["definitions"]

@@ -27,6 +27,7 @@ from pipeline.data import data_json
 from pipeline.spatial.frames import quarters, seen_facing, turn_cell
 from pipeline.spatial.relations import DIRECTIONS, relation_words
 from pipeline.text.prompts import PAIR_KINDS, RCC8_SETTING, row_kind
+from pipeline.text.words import sentence
 
 
 def _words() -> dict:
@@ -42,10 +43,6 @@ def ref(name: str) -> str:
 def facing(row: Mapping) -> str:
     """The wall faced by the observer the row's question poses: north unless it is an agent row."""
     return (row.get("question_pose") or {}).get("facing", "N")
-
-
-def capitalised(text: str) -> str:
-    return text[0].upper() + text[1:]
 
 
 def fact_text(fact: Mapping, view: str, facing_: str = "N") -> str:
@@ -90,7 +87,7 @@ def reasoning(row: Mapping) -> list[str]:
         regions = [words["floor"] if name == "room" else words["footprint"].format(name=ref(name))
                    for name in (row["query"]["subject"], row["query"]["object"])]
         verdict = words["rcc8_yes"] if row["candidate"] == code else words["rcc8_no"].format(code=row["candidate"])
-        return [capitalised(words["rcc8"].format(a=regions[0], b=regions[1], relation=label, code=code)), verdict]
+        return [sentence(words["rcc8"].format(a=regions[0], b=regions[1], relation=label, code=code)), verdict]
     if kind in PAIR_KINDS:
         return [words["centres"].format(subject=ref(row["query"]["subject"]), object=ref(row["query"]["object"]),
                                         relation=relation_words(row["continuous_relation"], view, "phrase"))]
@@ -111,8 +108,8 @@ def target_text(row: Mapping) -> str:
     sentences = reasoning(row)
     if row["question_type"] == "YN" and row["setting"] != RCC8_SETTING:
         verdict = words["yes"] if row["candidate"] in row["answer_set"] else words["no"]
-        sentences.append(capitalised(verdict.format(relation=relation_words(row["candidate"], row["view"], "label"))))
-    return " ".join(capitalised(s) for s in sentences) + "\n" + words["answer"].format(answer=row["answer"])
+        sentences.append(sentence(verdict.format(relation=relation_words(row["candidate"], row["view"], "label"))))
+    return " ".join(sentence(s) for s in sentences) + "\n" + words["answer"].format(answer=row["answer"])
 
 
 def cognitive_map(row: Mapping) -> str:
