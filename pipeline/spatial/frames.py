@@ -16,12 +16,12 @@ from functools import cache
 
 from pipeline.errors import RoomspaceError
 from pipeline.spatial.grid import Cell
-from pipeline.spatial.relations import DIRECTIONS, REGIONS, direction_signs, kind, region_bands
+from pipeline.spatial.relations import (direction_of_signs, direction_signs, in_canonical_order, kind,
+                                        region_bands, region_of_bands)
 
 FACINGS = ("N", "E", "S", "W")  # clockwise: the quarter-turns of each facing from north
 TOP_DOWN = "top_down"  # the plan's frame: compass words, no observer
 OBSERVER = "north_facing"  # the view whose words an observer uses, whatever their facing
-_COMPASS = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")  # clockwise, a step = an eighth of a turn
 
 
 def quarters(facing: str) -> int:
@@ -36,16 +36,21 @@ def quarters(facing: str) -> int:
 def turn(code: str, turns: int) -> str:
     """`code` turned `turns` quarter-turns clockwise: directions (O stays) and regions (the centre
     stays) turn with the room; wall contact and distances do not."""
-    turns %= 4
     relation_kind = kind(code)
     if relation_kind == "direction":
-        return code if code == "O" else _COMPASS[(_COMPASS.index(code) + 2 * turns) % 8]
+        return direction_of_signs(_quarter_turned(direction_signs(code), turns))
     if relation_kind == "region":
-        i, j = (b - 1 for b in region_bands(code))  # -1, 0, 1 from the centre band
-        for _ in range(turns):
-            i, j = j, -i  # clockwise on a plan with north up: north goes east
-        return next(r for r in REGIONS if region_bands(r) == (i + 1, j + 1))
+        i, j = _quarter_turned(tuple(b - 1 for b in region_bands(code)), turns)  # offsets from the centre band
+        return region_of_bands((i + 1, j + 1))
     return code
+
+
+def _quarter_turned(offset: tuple[int, int], turns: int) -> tuple[int, int]:
+    """An offset (di, dj) on the plan turned `turns` quarter-turns clockwise: north goes east."""
+    i, j = offset
+    for _ in range(turns % 4):
+        i, j = j, -i
+    return i, j
 
 
 def seen_facing(code: str, facing: str) -> str:
@@ -60,8 +65,7 @@ def on_plan(code: str, facing: str) -> str:
 
 def seen_set(codes: Iterable[str], facing: str) -> tuple[str, ...]:
     """An answer set of plan codes as an observer facing `facing` says it, in canonical order."""
-    seen = {seen_facing(code, facing) for code in codes}
-    return tuple(code for code in DIRECTIONS if code in seen)
+    return in_canonical_order(seen_facing(code, facing) for code in codes)
 
 
 def turn_cell(cell: Cell, turns: int, d: int) -> Cell:
@@ -77,7 +81,3 @@ def facing_between(first: str, second: str) -> int:
     difference = (quarters(second) - quarters(first)) % 4
     return 90 * min(difference, 4 - difference)
 
-
-assert all(turn(code, 1) == code or direction_signs(turn(code, 1)) == (direction_signs(code)[1],
-                                                                        -direction_signs(code)[0])
-           for code in DIRECTIONS)  # a quarter-turn clockwise maps the offset (di, dj) to (dj, -di)

@@ -107,6 +107,11 @@ def direction_signs(code: str) -> tuple[int, int]:
 
 
 @cache
+def direction_of_signs(signs: tuple[int, int]) -> str:
+    """The direction code whose `direction_signs` are `signs`."""
+    return _DIRECTION_OF_SIGNS[signs]
+
+
 def converse(code: str) -> str:
     """The relation of B relative to A given that of A relative to B (distances are symmetric)."""
     entry = _entry(code)
@@ -132,6 +137,11 @@ def region_bands(code: str) -> tuple[int, int]:
         raise RoomspaceError(f"{code!r} is not a region")
     bi, bj = entry["bands"]
     return bi, bj
+
+
+def region_of_bands(bands: tuple[int, int]) -> str:
+    """The region code whose `region_bands` are `bands`."""
+    return _REGION_OF_BANDS[bands]
 
 
 def wall_contact(cell: Cell, d: int) -> str:
