@@ -306,17 +306,17 @@ def _write_shards(plan: BuildPlan, scenes_dir: Path, out: Path, manifest: dict, 
                   progress: bool, scheduler: str | None) -> None:
     """Every shard not yet written, in order; tasks are made as workers take them, not up front."""
     parts = plan.parts()
-    todo = [part for part in parts if not shard_done(out, manifest, part.key)] if plan.rooms else []
+    todo = [part for part in parts if not shard_done(out, manifest, part.key)]
     tasks = ((plan.seed, k, scenes_dir, plan.configs, plan.vision, plan.twins, plan.agents) for part in todo
              for k in part.rooms)
-    owner = ((part, k) for part in todo for k in part.rooms)  # results come back in task order
+    owner = (part for part in todo for _ in part.rooms)  # results come back in task order
     pending: dict[str, list[SpilledRoom]] = {}
     total = sum(len(part.rooms) for part in parts)
     with tqdm(total=total, initial=total - sum(len(part.rooms) for part in todo), unit="room", desc=plan.name,
               disable=not progress, smoothing=0.1) as bar:
         try:
             for result in ordered_map(_room_job, tasks, workers, scheduler):
-                part, _ = next(owner)
+                part = next(owner)
                 pending.setdefault(part.key, []).append(SpilledRoom.of(result, out / f".room-{result.index}.tmp"))
                 report.rooms_built += 1
                 report.scene_seconds += result.scene_seconds

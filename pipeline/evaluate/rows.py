@@ -25,7 +25,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.dataset.layout import question_columns, questions
+from pipeline.dataset.layout import questions
 from pipeline.dataset.manifest import DATASET_SPLIT, MANIFEST, build_configs, build_splits, read_manifest, shard_files
 from pipeline.errors import RoomspaceError
 
@@ -53,9 +53,6 @@ class BenchmarkRows:
             if name not in self.configs:
                 raise RoomspaceError(f"{self.location} has no configuration {name}; it has {', '.join(self.configs)}")
         return names
-
-    def columns(self, config: str) -> list[str]:
-        return question_columns(pq.read_schema(self.files[config][0]))
 
     def batches(self, config: str, columns: Sequence[str] | None = None) -> Iterator[pa.Table]:
         """The configuration's questions, a row each, one shard at a time; only `columns` (those a
