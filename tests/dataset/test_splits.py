@@ -170,3 +170,16 @@ def test_export_command_writes_json_lines(built, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == len(open_rows(built, "validation").ids([BASE]))
     assert json.loads(lines[0])["messages"][1]["content"].split("\n")[-1].startswith("Answer: ")
+
+
+@pytest.mark.parametrize("config", KINDS)
+def test_prompts_and_score_read_the_split_they_are_given(built, config, tmp_path, capsys):
+    ids = open_rows(built, "train").ids([config])
+    assert ids and not ids & open_rows(built, "test").ids([config])
+    assert main(["prompts", str(built), "--config", config, "--split", "train"]) == 0
+    assert sorted(json.loads(line)["id"] for line in capsys.readouterr().out.splitlines()) == sorted(ids)
+    scores = tmp_path / "scores.json"  # validation: one room, where test has two (item counts differ)
+    assert main(["score", str(built), "--baseline", "checker", "--config", config, "--split", "validation",
+                 "--json", str(scores), "--quiet"]) == 0
+    (group,) = json.loads(scores.read_text())["groups"]
+    assert group["items"] == len(open_rows(built, "validation").ids([config])) != len(open_rows(built).ids([config]))

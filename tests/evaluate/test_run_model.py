@@ -26,6 +26,7 @@ from pipeline.text.items import ROWS_PER_ROOM
 FAST = Retry(attempts=3, backoff=0.01)
 VISION_BASE = "n5_m4_d81"  # of SCENE_SEED's rooms 0 and 1
 VISION = f"vision_{VISION_BASE}"
+VISION_AGENT = f"vision_agent_{VISION_BASE}"
 TIMEOUT = 60.0  # seconds: no answer of this server takes long, except the one held back on purpose
 HELD_TIMEOUT = 0.2  # seconds: the timeout of the test that needs one; the held answer never comes
 
@@ -337,22 +338,26 @@ def test_the_cache_keeps_answers_with_line_separators_and_reads_old_lines(server
 def vision_build(scenes, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("vision") / "roomspace-vision-test"
     configs = parse_configs(VISION_BASE)
-    build(BuildPlan(out.name, SCENE_SEED, 2, configs, vision=configs), scenes, out, workers=1, progress=False)
+    build(BuildPlan(out.name, SCENE_SEED, 2, configs, vision=configs, agents=configs, train_rooms=1), scenes, out,
+          workers=1, progress=False)
     return out
 
 
-def test_vision_rows_reach_the_model_with_their_images(server, vision_build, tmp_path, capsys):
+@pytest.mark.parametrize("config, split", [(VISION, "test"), (VISION_AGENT, "test"), (VISION, "train")])
+def test_vision_rows_reach_the_model_with_their_images(server, vision_build, config, split, tmp_path, capsys):
     preds = tmp_path / "preds.jsonl"
-    argv = ["run-model", str(vision_build), "--config", VISION, "--base-url", server.url, "--model", "test-model",
-            "--out", str(preds), "--quiet"]
+    argv = ["run-model", str(vision_build), "--config", config, "--split", split, "--base-url", server.url,
+            "--model", "test-model", "--out", str(preds), "--quiet"]
     assert main(argv) == 0
-    files = sorted((vision_build / "data" / VISION).glob("*.parquet"))
-    columns = ["id", "setting", "prompt", "image"]
+    files = sorted((vision_build / "data" / config).glob(f"{split}-*.parquet"))
+    columns = ["id", "setting", "modality", "prompt", "image"]
     rows = [row for path in files for table in questions(pq.ParquetFile(path), columns) for row in table.to_pylist()]
-    assert any(row["setting"] == "none" for row in rows)  # image-only rows are among them
+    assert files and rows
     assert len(server.bodies) == len(rows)
     pictured = [row for row in rows if row["image"] is not None]
-    assert 0 < len(pictured) < len(rows)  # a pair question's text row goes without
+    assert pictured and all((row["image"] is None) == (row["modality"] == "text") for row in rows)
+    if config == VISION:  # its pair questions are asked from the image alone and in words alone too
+        assert any(row["setting"] == "none" for row in rows) and len(pictured) < len(rows)
     assert Counter(server.images) == Counter((row["prompt"], row["image"]["bytes"]) for row in pictured)
     assert [p["id"] for p in read_predictions(preds)] == [row["id"] for row in rows]
     assert f"{len(rows)} prompts ({len(pictured)} with an image), 0 answered from" in capsys.readouterr().out
