@@ -115,18 +115,38 @@ def test_rows_fit_the_schema_and_their_prompts_rebuild_from_the_row(rooms):
             assert "imagine standing in the cell of the object it names" in plain["prompt"]
 
 
-def test_a_reader_facing_east_has_north_on_the_left(rooms):
-    """The words of a question facing east, checked against the plan relation they stand for."""
+FORWARD = {"N": (0, 1), "E": (1, 0), "S": (0, -1), "W": (-1, 0)}  # a facing as a step on the plan (i east, j north)
+SEEN = {(1, 0): "front", (-1, 0): "back", (0, 1): "right", (0, -1): "left", (1, 1): "front-right",
+        (1, -1): "front-left", (-1, 1): "back-right", (-1, -1): "back-left", (0, 0): "same place"}
+
+
+def seen_from(offset: tuple[int, int], facing: str) -> str:
+    """What an observer facing `facing` calls an object at `offset` (cells, plan axes): the signs of its
+    offset ahead and to the right, the right hand being the facing turned a quarter clockwise."""
+    (fi, fj), (di, dj) = FORWARD[facing], offset
+    ahead, right = di * fi + dj * fj, di * fj - dj * fi
+    return SEEN[((ahead > 0) - (ahead < 0), (right > 0) - (right < 0))]
+
+
+def test_a_reader_facing_east_has_north_on_the_left():
+    assert [seen_from(offset, "E") for offset in ((0, 1), (1, 0), (1, 1), (-1, -1))] == \
+        ["left", "front", "front-left", "back-right"]
+
+
+def test_the_relation_asked_is_what_the_questions_observer_sees(rooms):
+    """Every row's true relation, in words, against the plan geometry seen from the question's facing;
+    a single answer of an FR row too. Each facing is met."""
+    facings = set()
     for _, _, rows in rooms:
         for row in rows:
-            if row.question_pose.facing == "E" and row.question_type == "FR" and len(row.answer_set) == 1:
-                cells = {o.name: (o.i, o.j) for o in row.objects}
-                plan = direction(*(cells[name] for name in row.query.pair))
-                expected = {"N": "left", "E": "front", "S": "right", "W": "back", "NE": "front-left",
-                            "SE": "front-right", "SW": "back-right", "NW": "back-left", "O": "same place"}[plan]
-                assert row.answer == expected
-                return
-    pytest.fail("no single-answer question facing east among the rooms")
+            cells = {o.name: (o.i, o.j) for o in row.objects}
+            (si, sj), (ri, rj) = (cells[name] for name in row.query.pair)
+            seen = seen_from((si - ri, sj - rj), row.question_pose.facing)
+            assert relation_words(row.true_relation, "north_facing", "label") == seen
+            if row.question_type == "FR" and len(row.answer_set) == 1:
+                assert row.answer == seen
+            facings.add(row.question_pose.facing)
+    assert facings == set(FACINGS)
 
 
 def test_same_room_same_rows(rooms):
