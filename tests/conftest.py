@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.scene.scene_file import scene_path
 from pipeline.scene.scene_folder import sample_scenes
 
 SCENE_SEED = 45  # houses 0..3 are a Kitchen, a Bathroom, a LivingRoom and a Bedroom
@@ -16,3 +17,11 @@ def scenes(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("scenes")
     sample_scenes(count=SCENE_COUNT, seed=SCENE_SEED, out=out, progress=False, workers=2)
     return out
+
+
+def linked_scenes(scenes: Path, folder: Path) -> Path:
+    """`folder` holding links to the shared houses, so that a build sampling more (training houses)
+    writes them there, never into the shared folder other tests read."""
+    for index in range(SCENE_COUNT):
+        (folder / scene_path(scenes, SCENE_SEED, index).name).symlink_to(scene_path(scenes, SCENE_SEED, index))
+    return folder

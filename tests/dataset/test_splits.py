@@ -8,7 +8,7 @@ from pathlib import Path
 import datasets
 import pyarrow.parquet as pq
 import pytest
-from conftest import SCENE_COUNT, SCENE_SEED
+from conftest import SCENE_SEED, linked_scenes
 from huggingface_hub import DatasetCard
 
 from pipeline.cli import main
@@ -40,10 +40,7 @@ def plan(name: str, training: bool) -> BuildPlan:
 @pytest.fixture(scope="module")
 def own_scenes(scenes, tmp_path_factory) -> Path:
     """The shared test houses (linked, never written) and room for the training houses sampled here."""
-    folder = tmp_path_factory.mktemp("split-scenes")
-    for index in range(SCENE_COUNT):
-        (folder / scene_path(scenes, SCENE_SEED, index).name).symlink_to(scene_path(scenes, SCENE_SEED, index))
-    return folder
+    return linked_scenes(scenes, tmp_path_factory.mktemp("split-scenes"))
 
 
 @pytest.fixture(scope="module")

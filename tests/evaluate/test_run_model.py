@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import SCENE_SEED
+from conftest import SCENE_SEED, linked_scenes
 
 from pipeline.cli import main
 from pipeline.dataset.build import BuildPlan, build
@@ -338,7 +338,8 @@ def test_the_cache_keeps_answers_with_line_separators_and_reads_old_lines(server
 def vision_build(scenes, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("vision") / "roomspace-vision-test"
     configs = parse_configs(VISION_BASE)
-    build(BuildPlan(out.name, SCENE_SEED, 2, configs, vision=configs, agents=configs, train_rooms=1), scenes, out,
+    own_scenes = linked_scenes(scenes, tmp_path_factory.mktemp("vision-scenes"))  # the train house is sampled there
+    build(BuildPlan(out.name, SCENE_SEED, 2, configs, vision=configs, agents=configs, train_rooms=1), own_scenes, out,
           workers=1, progress=False)
     return out
 
