@@ -26,6 +26,21 @@ def machine_cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
+def add_scenes(commands) -> None:
+    scenes = commands.add_parser("scenes", help="sample seeded ProcTHOR single-room houses")
+    scenes.add_argument("--count", type=positive_int, required=True, help="number of houses")
+    scenes.add_argument("--seed", type=int, default=0, help="global seed S; house k depends on (S, k) only")
+    scenes.add_argument("--out", type=Path, default=Path("scenes"), help="folder for the scene files")
+    scenes.add_argument("--controller", choices=["offline", "ai2thor"], default="offline",
+                        help="offline: pre-physics stages only (default); ai2thor: a real Unity build")
+    scenes.add_argument("--source", choices=["procthor", "procthor-10k"], default="procthor",
+                        help="procthor: sample new houses (default); procthor-10k: the published set, via prior")
+    scenes.add_argument("--force", action="store_true", help="resample scenes already on disk")
+    scenes.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_executor_options(scenes)
+    scenes.set_defaults(run=cmd_scenes)
+
+
 def cmd_scenes(args: argparse.Namespace) -> None:
     from pipeline.scene.scene_folder import sample_scenes
 
@@ -42,15 +57,45 @@ def cmd_scenes(args: argparse.Namespace) -> None:
     )
 
 
+def add_build(commands) -> None:
+    build = commands.add_parser("build", help="build a RoomSpace dataset: scenes, items, Parquet shards, card")
+    build.add_argument("--rooms", type=positive_int, required=True, help="number of rooms (100, 1000, 10000, ...)")
+    build.add_argument("--seed", type=int, default=0, help="global seed; room k depends on (seed, k) only")
+    build.add_argument("--scenes", type=Path, default=Path("scenes"), help="scene folder, reused and filled")
+    build.add_argument("--out", type=Path, required=True, help="output folder; its name is the dataset's name")
+    build.add_argument("--configs", default="default",
+                       help="comma-separated configurations (n5_m4_d144), 'default' (n5_m4_d81,n5_m4_d144) "
+                            "or 'sweep' (n 3-7, every m, d 9 and 12)")
+    build.add_argument("--vision", metavar="CONFIGS",
+                       help="base configurations that also get a multimodal vision_<base> configuration, with "
+                            "rendered images embedded (about 0.5 MB per room each), e.g. n5_m4_d144")
+    build.add_argument("--twins", metavar="CONFIGS",
+                       help="base configurations that also get a twin_<base> configuration: the same items with "
+                            "invented object and relation words (defined in each story), e.g. n5_m4_d144")
+    build.add_argument("--agents", metavar="CONFIGS",
+                       help="base configurations that also get an agent_<base> configuration: stories and "
+                            "questions told from an observer facing a wall, e.g. n5_m4_d144; one also in --vision "
+                            "gets vision_agent_<base> too, those rows with their images")
+    build.add_argument("--train-rooms", type=positive_int, default=0, metavar="N",
+                       help="also build a train split of N rooms, other houses than the test rooms (default: none)")
+    build.add_argument("--validation-rooms", type=positive_int, default=0, metavar="M",
+                       help="also build a validation split of M rooms, other houses than the others (default: none)")
+    build.add_argument("--shard-rooms", type=positive_int, default=100,
+                       help="rooms per Parquet shard, the unit of resumption (default: 100)")
+    add_executor_options(build)
+    build.add_argument("--quiet", action="store_true", help="no progress bar")
+    build.set_defaults(run=cmd_build)
+
+
 def cmd_build(args: argparse.Namespace) -> None:
     from pipeline.dataset.build import BuildPlan, build
     from pipeline.text.configs import parse_configs
+    from pipeline.text.kinds import added_kinds
 
-    plan = BuildPlan(name=args.out.name, seed=args.seed, rooms=args.rooms, configs=parse_configs(args.configs),
-                     shard_rooms=args.shard_rooms, vision=parse_configs(args.vision) if args.vision else (),
-                     twins=parse_configs(args.twins) if args.twins else (), train_rooms=args.train_rooms,
-                     validation_rooms=args.validation_rooms,
-                     agents=parse_configs(args.agents) if args.agents else ())
+    added = {kind.name: parse_configs(getattr(args, kind.name)) for kind in added_kinds() if getattr(args, kind.name)}
+    plan = BuildPlan.asked(args.out.name, args.seed, args.rooms, parse_configs(args.configs), added,
+                           shard_rooms=args.shard_rooms, train_rooms=args.train_rooms,
+                           validation_rooms=args.validation_rooms)
     report = build(plan, scenes_dir=args.scenes, out=args.out, workers=args.workers, progress=not args.quiet,
                    scheduler=dask_scheduler(args))
     rows = ", ".join(f"{name}: {count}" for name, count in report.rows.items())
@@ -81,6 +126,21 @@ def add_executor_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scheduler", help="the Dask scheduler's address, with --executor dask")
 
 
+def add_validate(commands) -> None:
+    validate = commands.add_parser("validate", help="re-check a built folder: checksums, listing, card, rows "
+                                                    "re-derived from their scenes, nesting")
+    validate.add_argument("out", type=Path, help="a folder written by `roomspace build`")
+    validate.add_argument("--scenes", type=Path, default=Path("scenes"),
+                          help="scene folder, only read (default: scenes); missing scenes are sampled into a "
+                               "temporary folder")
+    validate.add_argument("--sample", type=positive_int,
+                          help="rooms whose rows are re-derived (default: all of a build of up to 1000 rooms, "
+                               "else 1000)")
+    validate.add_argument("--seed", type=int, default=0, help="seed of the sample of rooms (default: 0)")
+    validate.add_argument("--quiet", action="store_true", help="no progress bar")
+    validate.set_defaults(run=cmd_validate)
+
+
 def cmd_validate(args: argparse.Namespace) -> None:
     from pipeline.dataset.validate import validate
 
@@ -91,10 +151,24 @@ def cmd_validate(args: argparse.Namespace) -> None:
           f"smaller builds nested in it: {nested}")
 
 
+def add_push(commands) -> None:
+    push = commands.add_parser("push", help="publish a built folder to the Hugging Face Hub")
+    push.add_argument("out", type=Path, help="a folder written by `roomspace build`")
+    push.add_argument("--repo", required=True, help="dataset repository, OWNER/NAME")
+    push.add_argument("--private", action="store_true", help="create the repository private")
+    push.set_defaults(run=cmd_push)
+
+
 def cmd_push(args: argparse.Namespace) -> None:
     from pipeline.dataset.hub import push
 
     print(push(args.out, args.repo, args.private))
+
+
+def add_schemas(commands) -> None:
+    schemas = commands.add_parser("schemas", help="write the scene file's and the dataset row's JSON Schemas (derived from the records)")
+    schemas.add_argument("--out", type=Path, default=Path("schemas"), help="folder (default: schemas)")
+    schemas.set_defaults(run=cmd_schemas)
 
 
 def cmd_schemas(args: argparse.Namespace) -> None:
@@ -110,20 +184,69 @@ def cmd_schemas(args: argparse.Namespace) -> None:
         print(path)
 
 
+LOCATION = "a folder written by `roomspace build`, a Hub snapshot of one (README.md and data/), or OWNER/NAME"
+ANY_CONFIGS = "comma-separated configurations, any kind (default: all of them)"
+
+
+def add_source(command: argparse.ArgumentParser, help: str = LOCATION) -> None:
+    """The positional naming the build a command reads: `args.source`."""
+    command.add_argument("source", metavar="SOURCE", help=help)
+
+
+def add_split(command: argparse.ArgumentParser, default: str | None = None) -> None:
+    from pipeline.dataset.manifest import DATASET_SPLIT, SPLITS
+
+    default = default or DATASET_SPLIT
+    command.add_argument("--split", choices=SPLITS, default=default,
+                         help=f"the split to read (default: {default}); test is the benchmark")
+
+
+def add_prompts(commands) -> None:
+    from pipeline.text.prompts import DEFAULT_STYLE, STYLES
+
+    prompts = commands.add_parser("prompts", help="print one ready prompt per item as JSON lines (id, prompt, messages)")
+    add_source(prompts)
+    prompts.add_argument("--config", help=ANY_CONFIGS)
+    prompts.add_argument("--style", choices=STYLES, default=DEFAULT_STYLE,
+                         help="self-contained: the row's prompt, stating every definition its answer depends on "
+                              "(default); paper: story, question and options only, as in the published evaluation")
+    add_split(prompts)
+    prompts.set_defaults(run=cmd_prompts)
+
+
 def cmd_prompts(args: argparse.Namespace) -> None:
     from pipeline.evaluate.prompts import make_prompts, prompt_columns
     from pipeline.evaluate.rows import open_rows
 
-    rows = open_rows(args.out, args.split)
+    rows = open_rows(args.source, args.split)
     print_lines(prompt.record() for prompt in make_prompts(rows.rows(rows.choose(args.config),
                                                                       prompt_columns(args.style)), args.style))
+
+
+def add_export(commands) -> None:
+    from pipeline.evaluate.export import FORMATS
+
+    export = commands.add_parser("export", help="print a split as chat JSON lines for fine-tuning "
+                                                "({\"messages\": [prompt, reasoning target]})")
+    add_source(export)
+    export.add_argument("--format", choices=FORMATS, default=FORMATS[0],
+                        help="chat: {\"messages\": [user prompt, assistant target]} per row, images as content parts")
+    add_split(export, "train")
+    export.add_argument("--config", help=ANY_CONFIGS)
+    export.add_argument("--maps", action="store_true",
+                        help="start each target with the row's cognitive map (the d x d grid with the story's objects)")
+    export.add_argument("--balance", type=int, metavar="SEED",
+                        help="keep a seeded draw of the rows in which, per configuration and setting, each FR "
+                             "answer-set size and each YN answer has at most the median one's count (training "
+                             "splits only)")
+    export.set_defaults(run=cmd_export)
 
 
 def cmd_export(args: argparse.Namespace) -> None:
     from pipeline.evaluate.export import export_chat
     from pipeline.evaluate.rows import open_rows
 
-    rows = open_rows(args.out, args.split)
+    rows = open_rows(args.source, args.split)
     print_lines(export_chat(rows, rows.choose(args.config), maps=args.maps, balance=args.balance))
 
 
@@ -139,10 +262,32 @@ def print_lines(records) -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
+def add_score(commands) -> None:
+    from pipeline.evaluate.baselines import BASELINES
+
+    score = commands.add_parser("score", help="score predictions or baselines by consistency with the stories")
+    add_source(score)
+    score.add_argument("--predictions", type=Path, action="append", default=[],
+                       help='JSON lines {"id": ..., "prediction": "free text"[, "sample": k, "truncated": true]}; '
+                            "repeat for several systems")
+    score.add_argument("--baseline", action="append", default=[], choices=BASELINES,
+                       help="score a baseline; repeatable")
+    score.add_argument("--config", help=ANY_CONFIGS)
+    score.add_argument("--pool", action="store_true",
+                       help="report the chosen configurations as one pool (default: each on its own)")
+    score.add_argument("--seed", type=int, default=0, help="seed of the random baseline and the bootstrap intervals")
+    score.add_argument("--json", type=Path, help="also write the scores to this JSON file")
+    score.add_argument("--plots", type=Path,
+                       help="also write PNG plots (accuracy against n, m, hops and answer-set size; the paired gaps)")
+    score.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_split(score)
+    score.set_defaults(run=cmd_score)
+
+
 def cmd_score(args: argparse.Namespace) -> None:
     from pipeline.evaluate.report import evaluate, markdown, write_report
 
-    evaluation = evaluate(args.out, args.config, args.predictions, args.baseline, args.seed, args.pool,
+    evaluation = evaluate(args.source, args.config, args.predictions, args.baseline, args.seed, args.pool,
                           progress=not args.quiet, split=args.split)
     print(markdown(evaluation), end="")
     if args.json:
@@ -154,165 +299,11 @@ def cmd_score(args: argparse.Namespace) -> None:
             print(f"plot: {path}", file=sys.stderr)
 
 
-def cmd_run_model(args: argparse.Namespace) -> None:
-    from pipeline.evaluate.model_runner import Endpoint, Retry, check_samples, run_model
-    from pipeline.evaluate.prompts import make_prompts, prompt_columns
-    from pipeline.evaluate.rows import open_rows
-
-    api_key = None
-    if args.api_key_env:
-        api_key = os.environ.get(args.api_key_env)
-        if not api_key:
-            raise RoomspaceError(f"environment variable {args.api_key_env} (--api-key-env) is not set")
-    endpoint = Endpoint(Endpoint.chat_url(args.base_url), args.model, api_key, args.timeout, args.temperature,
-                        args.max_tokens)
-    check_samples(args.samples, args.temperature)  # before a Hub download, not after
-    cache = args.cache or args.predictions_out.with_name(args.predictions_out.name + ".cache.jsonl")
-    rows = open_rows(args.out, args.split)
-    configs = rows.choose(args.config)
-    prompts = make_prompts(rows.rows(configs, prompt_columns(args.style)), args.style)
-    report = run_model(prompts, endpoint, args.predictions_out, cache, args.concurrency, Retry(args.retries),
-                       progress=not args.quiet, samples=args.samples, count=rows.count(configs))
-    samples = f" x {report.samples} samples" if report.samples > 1 else ""
-    print(f"{args.predictions_out}: {report.prompts} prompts{samples} ({report.images} with an image), "
-          f"{report.cached} answered from {cache}, {report.asked} asked now, {report.failed} failed, "
-          f"{report.truncated} truncated at the length limit")
-    if report.failed:
-        raise RoomspaceError(f"{report.failed} of {report.prompts * report.samples} answers never came "
-                             f"(first: {report.first_error}); they are written as null predictions; "
-                             "re-run the same command to retry only them")
-
-
-def cmd_render(args: argparse.Namespace) -> None:
-    from pipeline.render.job import render_rooms
-
-    report = render_rooms(args.scenes, args.out, rooms=args.rooms, seed=args.seed, grid=args.grid,
-                          renderer=args.renderer, force=args.force, progress=not args.quiet)
-    print(f"{args.out}: {report.rooms} rooms, {report.rendered} images drawn now, {report.kept} already there")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="roomspace", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    scenes = commands.add_parser("scenes", help="sample seeded ProcTHOR single-room houses")
-    scenes.add_argument("--count", type=positive_int, required=True, help="number of houses")
-    scenes.add_argument("--seed", type=int, default=0, help="global seed S; house k depends on (S, k) only")
-    scenes.add_argument("--out", type=Path, default=Path("scenes"), help="folder for the scene files")
-    scenes.add_argument("--controller", choices=["offline", "ai2thor"], default="offline",
-                        help="offline: pre-physics stages only (default); ai2thor: a real Unity build")
-    scenes.add_argument("--source", choices=["procthor", "procthor-10k"], default="procthor",
-                        help="procthor: sample new houses (default); procthor-10k: the published set, via prior")
-    scenes.add_argument("--force", action="store_true", help="resample scenes already on disk")
-    scenes.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_executor_options(scenes)
-    scenes.set_defaults(run=cmd_scenes)
-
-    build = commands.add_parser("build", help="build a RoomSpace dataset: scenes, items, Parquet shards, card")
-    build.add_argument("--rooms", type=positive_int, required=True, help="number of rooms (100, 1000, 10000, ...)")
-    build.add_argument("--seed", type=int, default=0, help="global seed; room k depends on (seed, k) only")
-    build.add_argument("--scenes", type=Path, default=Path("scenes"), help="scene folder, reused and filled")
-    build.add_argument("--out", type=Path, required=True, help="output folder; its name is the dataset's name")
-    build.add_argument("--configs", default="default",
-                       help="comma-separated configurations (n5_m4_d144), 'default' (n5_m4_d81,n5_m4_d144) "
-                            "or 'sweep' (n 3-7, every m, d 9 and 12)")
-    build.add_argument("--vision", metavar="CONFIGS",
-                       help="base configurations that also get a multimodal vision_<base> configuration, with "
-                            "rendered images embedded (about 0.5 MB per room each), e.g. n5_m4_d144")
-    build.add_argument("--twins", metavar="CONFIGS",
-                       help="base configurations that also get a twin_<base> configuration: the same items with "
-                            "invented object and relation words (defined in each story), e.g. n5_m4_d144")
-    build.add_argument("--agents", metavar="CONFIGS",
-                       help="base configurations that also get an agent_<base> configuration: stories and "
-                            "questions told from an observer facing a wall, e.g. n5_m4_d144; one also in --vision "
-                            "gets vision_agent_<base> too, those rows with their images")
-    build.add_argument("--train-rooms", type=positive_int, default=0, metavar="N",
-                       help="also build a train split of N rooms, other houses than the test rooms (default: none)")
-    build.add_argument("--validation-rooms", type=positive_int, default=0, metavar="M",
-                       help="also build a validation split of M rooms, other houses than the others (default: none)")
-    build.add_argument("--shard-rooms", type=positive_int, default=100,
-                       help="rooms per Parquet shard, the unit of resumption (default: 100)")
-    add_executor_options(build)
-    build.add_argument("--quiet", action="store_true", help="no progress bar")
-    build.set_defaults(run=cmd_build)
-
-    validate = commands.add_parser("validate", help="re-check a built folder: checksums, listing, card, rows "
-                                                    "re-derived from their scenes, nesting")
-    validate.add_argument("out", type=Path, help="a folder written by `roomspace build`")
-    validate.add_argument("--scenes", type=Path, default=Path("scenes"),
-                          help="scene folder, only read (default: scenes); missing scenes are sampled into a "
-                               "temporary folder")
-    validate.add_argument("--sample", type=positive_int,
-                          help="rooms whose rows are re-derived (default: all of a build of up to 1000 rooms, "
-                               "else 1000)")
-    validate.add_argument("--seed", type=int, default=0, help="seed of the sample of rooms (default: 0)")
-    validate.add_argument("--quiet", action="store_true", help="no progress bar")
-    validate.set_defaults(run=cmd_validate)
-
-    push = commands.add_parser("push", help="publish a built folder to the Hugging Face Hub")
-    push.add_argument("out", type=Path, help="a folder written by `roomspace build`")
-    push.add_argument("--repo", required=True, help="dataset repository, OWNER/NAME")
-    push.add_argument("--private", action="store_true", help="create the repository private")
-    push.set_defaults(run=cmd_push)
-
-    schemas = commands.add_parser("schemas", help="write the scene file's and the dataset row's JSON Schemas (derived from the records)")
-    schemas.add_argument("--out", type=Path, default=Path("schemas"), help="folder (default: schemas)")
-    schemas.set_defaults(run=cmd_schemas)
-
-    from pipeline.dataset.manifest import DATASET_SPLIT, SPLITS
-    from pipeline.evaluate.baselines import BASELINES
-    from pipeline.evaluate.export import FORMATS
+def add_run_model(commands) -> None:
     from pipeline.text.prompts import DEFAULT_STYLE, STYLES
 
-    def add_split(command: argparse.ArgumentParser, default: str = DATASET_SPLIT) -> None:
-        command.add_argument("--split", choices=SPLITS, default=default,
-                             help=f"the split to read (default: {default}); test is the benchmark")
-
-    location = "a folder written by `roomspace build`, a Hub snapshot of one (README.md and data/), or OWNER/NAME"
-    prompts = commands.add_parser("prompts", help="print one ready prompt per item as JSON lines (id, prompt, messages)")
-    prompts.add_argument("out", help=location)
-    prompts.add_argument("--config", help="comma-separated configurations, any kind (default: all of them)")
-    prompts.add_argument("--style", choices=STYLES, default=DEFAULT_STYLE,
-                         help="self-contained: the row's prompt, stating every definition its answer depends on "
-                              "(default); paper: story, question and options only, as in the published evaluation")
-    add_split(prompts)
-    prompts.set_defaults(run=cmd_prompts)
-
-    export = commands.add_parser("export", help="print a split as chat JSON lines for fine-tuning "
-                                                "({\"messages\": [prompt, reasoning target]})")
-    export.add_argument("out", help=location)
-    export.add_argument("--format", choices=FORMATS, default=FORMATS[0],
-                        help="chat: {\"messages\": [user prompt, assistant target]} per row, images as content parts")
-    add_split(export, "train")
-    export.add_argument("--config", help="comma-separated configurations, any kind (default: all of them)")
-    export.add_argument("--maps", action="store_true",
-                        help="start each target with the row's cognitive map (the d x d grid with the story's objects)")
-    export.add_argument("--balance", type=int, metavar="SEED",
-                        help="keep a seeded draw of the rows in which, per configuration and setting, each FR "
-                             "answer-set size and each YN answer has at most the median one's count (training "
-                             "splits only)")
-    export.set_defaults(run=cmd_export)
-
-    score = commands.add_parser("score", help="score predictions or baselines by consistency with the stories")
-    score.add_argument("out", help=location)
-    score.add_argument("--predictions", type=Path, action="append", default=[],
-                       help='JSON lines {"id": ..., "prediction": "free text"[, "sample": k, "truncated": true]}; '
-                            "repeat for several systems")
-    score.add_argument("--baseline", action="append", default=[], choices=BASELINES,
-                       help="score a baseline; repeatable")
-    score.add_argument("--config", help="comma-separated configurations, any kind (default: all of them)")
-    score.add_argument("--pool", action="store_true",
-                       help="report the chosen configurations as one pool (default: each on its own)")
-    score.add_argument("--seed", type=int, default=0, help="seed of the random baseline and the bootstrap intervals")
-    score.add_argument("--json", type=Path, help="also write the scores to this JSON file")
-    score.add_argument("--plots", type=Path,
-                       help="also write PNG plots (accuracy against n, m, hops and answer-set size; the paired gaps)")
-    score.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_split(score)
-    score.set_defaults(run=cmd_score)
-
     run_model = commands.add_parser("run-model", help="ask an OpenAI-compatible chat endpoint every prompt")
-    run_model.add_argument("out", help="a built folder, a Hub snapshot folder, or a Hub dataset id OWNER/NAME")
+    add_source(run_model, "a built folder, a Hub snapshot folder, or a Hub dataset id OWNER/NAME")
     run_model.add_argument("--base-url", required=True,
                            help="the endpoint: http://host:port, .../v1 or .../v1/chat/completions")
     run_model.add_argument("--model", required=True, help="model name sent with each request")
@@ -338,6 +329,37 @@ def build_parser() -> argparse.ArgumentParser:
     add_split(run_model)
     run_model.set_defaults(run=cmd_run_model)
 
+
+def cmd_run_model(args: argparse.Namespace) -> None:
+    from pipeline.evaluate.model_runner import Endpoint, Retry, check_samples, run_model
+    from pipeline.evaluate.prompts import make_prompts, prompt_columns
+    from pipeline.evaluate.rows import open_rows
+
+    api_key = None
+    if args.api_key_env:
+        api_key = os.environ.get(args.api_key_env)
+        if not api_key:
+            raise RoomspaceError(f"environment variable {args.api_key_env} (--api-key-env) is not set")
+    endpoint = Endpoint(Endpoint.chat_url(args.base_url), args.model, api_key, args.timeout, args.temperature,
+                        args.max_tokens)
+    check_samples(args.samples, args.temperature)  # before a Hub download, not after
+    cache = args.cache or args.predictions_out.with_name(args.predictions_out.name + ".cache.jsonl")
+    rows = open_rows(args.source, args.split)
+    configs = rows.choose(args.config)
+    prompts = make_prompts(rows.rows(configs, prompt_columns(args.style)), args.style)
+    report = run_model(prompts, endpoint, args.predictions_out, cache, args.concurrency, Retry(args.retries),
+                       progress=not args.quiet, samples=args.samples, count=rows.count(configs))
+    samples = f" x {report.samples} samples" if report.samples > 1 else ""
+    print(f"{args.predictions_out}: {report.prompts} prompts{samples} ({report.images} with an image), "
+          f"{report.cached} answered from {cache}, {report.asked} asked now, {report.failed} failed, "
+          f"{report.truncated} truncated at the length limit")
+    if report.failed:
+        raise RoomspaceError(f"{report.failed} of {report.prompts * report.samples} answers never came "
+                             f"(first: {report.first_error}); they are written as null predictions; "
+                             "re-run the same command to retry only them")
+
+
+def add_render(commands) -> None:
     render = commands.add_parser("render", help="draw each room top-down and from the south door (PNG, for VLM items)")
     render.add_argument("--scenes", type=Path, default=Path("scenes"), help="scene folder (default: scenes)")
     render.add_argument("--out", type=Path, default=Path("renders"), help="folder for <room_id>/top_down.png and south_door.png")
@@ -350,6 +372,22 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--force", action="store_true", help="redraw images already made")
     render.add_argument("--quiet", action="store_true", help="no progress bar")
     render.set_defaults(run=cmd_render)
+
+
+def cmd_render(args: argparse.Namespace) -> None:
+    from pipeline.render.job import render_rooms
+
+    report = render_rooms(args.scenes, args.out, rooms=args.rooms, seed=args.seed, grid=args.grid,
+                          renderer=args.renderer, force=args.force, progress=not args.quiet)
+    print(f"{args.out}: {report.rooms} rooms, {report.rendered} images drawn now, {report.kept} already there")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="roomspace", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in (add_scenes, add_build, add_validate, add_push, add_schemas, add_prompts, add_export, add_score,
+                add_run_model, add_render):
+        add(commands)
     return parser
 
 
