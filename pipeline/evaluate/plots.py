@@ -2,7 +2,8 @@
 
 * `{group}-{metric}-vs-{axis}.png`: YN accuracy or FR exact match against n, m, hops or
   answer-set size, one panel per setting (as in the RoomSpace paper's figures), one line per
-  system, the chance and majority levels of the same items dotted;
+  system, the chance and majority levels of the same items dotted; `{group}` is the configuration,
+  or `pooled-K-configurations` with `--pool` (the pooled configurations are listed under the plot);
 * `gaps.png`: every paired gap of every system, with its interval.
 
 Agg backend and no timestamp: the same scores give the same bytes.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+import textwrap
 from pathlib import Path
 
 from pipeline.evaluate.report import Evaluation, GroupReport
@@ -38,6 +40,23 @@ def _save(figure, path: Path) -> Path:
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-")
+
+
+CAPTION_POINTS = 6  # font size of the list of pooled configurations under a plot
+
+
+def _caption(figure, group: GroupReport) -> tuple[float, float, float, float]:
+    """Lists a pool's configurations under the plot (its name only counts them), growing the figure to
+    make room; returns the rectangle left for the panels."""
+    if group.configs == (group.name,):
+        return (0, 0, 1, 1)
+    width, height = figure.get_size_inches()
+    characters = max(40, int(width * 72 / (0.5 * CAPTION_POINTS)))  # a character is at most about 0.5 em wide
+    lines = textwrap.wrap("Pooled: " + ", ".join(group.configs), characters)
+    extra = (len(lines) + 0.5) * 1.3 * CAPTION_POINTS / 72
+    figure.set_size_inches(width, height + extra)
+    figure.text(0.01, 0.005, "\n".join(lines), fontsize=CAPTION_POINTS, ha="left", va="bottom")
+    return (0, extra / (height + extra), 1, 1)
 
 
 def curve_plot(group: GroupReport, axis: str, metric: str, majority: str, label: str, path: Path) -> Path | None:
@@ -75,7 +94,7 @@ def curve_plot(group: GroupReport, axis: str, metric: str, majority: str, label:
         panel.set_ylabel(label)
     panels.flat[0].legend(fontsize=7)
     figure.suptitle(f"{group.name}: {label} against {AXIS_NAMES[axis]}")
-    figure.tight_layout()
+    figure.tight_layout(rect=_caption(figure, group))
     return _save(figure, path)
 
 
@@ -97,8 +116,11 @@ def gaps_plot(evaluation: Evaluation, path: Path) -> Path | None:
             for x, system in enumerate(systems):
                 if system in found:
                     r = found[system].result
-                    panel.errorbar([x], [100 * r.difference], yerr=[[100 * (r.difference - r.low)],
-                                                                   [100 * (r.high - r.difference)]], fmt="o", capsize=3)
+                    # max(0, ...): with every resample alike (one or two rooms) the bounds equal the difference
+                    # up to rounding, and matplotlib refuses an error bar of -1e-15
+                    panel.errorbar([x], [100 * r.difference], yerr=[[100 * max(0.0, r.difference - r.low)],
+                                                                   [100 * max(0.0, r.high - r.difference)]],
+                                   fmt="o", capsize=3)
             panel.axhline(0, color="grey", linewidth=0.8)
             panel.set_title(f"{kind}: {measure}\n{configs}", fontsize=8)
             panel.grid(alpha=0.3, axis="y")

@@ -28,8 +28,9 @@ class Slice:
 
 @dataclass(frozen=True)
 class GroupReport:
-    name: str  # a configuration, or "pooled: ..."
+    name: str  # a configuration, or "pooled: K configurations"
     items: int
+    configs: tuple[str, ...]  # the configurations reported together (one, unless pooled)
     overall: Slice
     by: dict[str, dict]  # breakdown -> value -> Slice
     curves: dict[str, dict[str, dict]]  # axis -> setting -> value -> Slice
@@ -68,7 +69,7 @@ def evaluate(location: str, configs: str | None, prediction_files: list[Path], b
             for setting, items in breakdown(score_rows, group.items, "setting").items():
                 if setting not in (RCC8_SETTING, IMAGE_ONLY_SETTING, CENTRES_SETTING):
                     curves[axis][setting] = {v: sliced(i) for v, i in breakdown(score_rows, items, axis).items()}
-        reports.append(GroupReport(group.name, int(group.items.size), sliced(group.items), by, curves))
+        reports.append(GroupReport(group.name, int(group.items.size), group.configs, sliced(group.items), by, curves))
     # The benchmark is the test split: any other is named wherever the scores are shown.
     shown = str(location) if split == DATASET_SPLIT else f"{location}, {split} split"
     return Evaluation(shown, chosen, seed, {name: o.rounds for name, o in systems.items()}, reports,
@@ -151,6 +152,8 @@ def markdown(evaluation: Evaluation) -> str:
     parts = [f"# Scores on {evaluation.location} (rates in %, 95% intervals in brackets)"]
     for group in evaluation.groups:
         parts.append(f"## {group.name} ({group.items} items)")
+        if group.configs != (group.name,):
+            parts.append("Pooled configurations: " + ", ".join(group.configs) + ".")
         parts.append(_overall(group.overall))
         rounds = _rounds(evaluation, group.overall)
         if rounds:

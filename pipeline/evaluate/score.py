@@ -366,17 +366,24 @@ def _bit_count(masks: np.ndarray) -> np.ndarray:
 class Group:
     """The items reported together: one configuration, or several pooled with --pool."""
 
-    name: str
+    name: str  # the configuration, or "pooled: K configurations" (short: headings and file names use it)
     items: np.ndarray  # positions in the scorer's rows
+    configs: tuple[str, ...]  # the configurations in it (the report and plots list a pool's)
+
+
+def pooled_name(configs: Sequence[str]) -> str:
+    """A pool's name counts its configurations rather than listing them: the sweep pools 70, and a name
+    listing them made headings unreadable and plot file names longer than a file system allows."""
+    return f"pooled: {len(configs)} configuration{'s' if len(configs) != 1 else ''}"
 
 
 def groups(rows: list[ScoreRow], configs: Sequence[str], pool: bool) -> list[Group]:
     if pool:
-        return [Group("pooled: " + ", ".join(configs), np.arange(len(rows)))]
+        return [Group(pooled_name(configs), np.arange(len(rows)), tuple(configs))]
     positions: dict[str, list[int]] = {config: [] for config in configs}
     for k, row in enumerate(rows):
         positions[row.config].append(k)
-    return [Group(config, np.array(found, int)) for config, found in positions.items()]
+    return [Group(config, np.array(found, int), (config,)) for config, found in positions.items()]
 
 
 def breakdown(rows: list[ScoreRow], items: np.ndarray, key: str) -> dict:

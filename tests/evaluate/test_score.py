@@ -238,12 +238,13 @@ def test_score_command_per_configuration_json_plots_and_repeats(built, rows, tmp
     assert main(argv) == 0
     table = capsys.readouterr().out
     items = sum(r["config"] == "n3_m2_d81" for r in rows)
-    assert "## pooled: n3_m2_d81" in table and "### Repeated answers" in table
+    assert "## pooled: 1 configuration (" in table and "Pooled configurations: n3_m2_d81." in table
+    assert "### Repeated answers" in table
     # three rounds, 5 answers: the FR item's parse in rounds 0 and 1, not in 2; the YN item's does not
     # parse in round 0 and is cut short in round 1. Counts are per round.
     assert f"| model | {items} | {items - 5 / 3:.1f} | 0.7 | 0.3 |" in table
     assert "| checker | %d | 0 | 0 | 0 | 100.0 [" % items in table
-    assert "### pooled: n3_m2_d81 by answer_set_size" in table and "chance (expected)" in table
+    assert "### pooled: 1 configuration by answer_set_size" in table and "chance (expected)" in table
     report = json.loads(scores.read_text())
     assert report["configs"] == ["n3_m2_d81"] and report["rounds"] == {"model": 3, "checker": 1}
     assert {example["id"] for example in report["unparseable"]["model"]} == {fr["id"], yn["id"]}
