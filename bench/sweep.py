@@ -32,11 +32,16 @@ try:
 except ImportError:  # the layout before the stage packages (f8c19b2)
     from pipeline.build import room_job
     from pipeline.items import sweep
+try:  # a tree with configuration kinds: room_job takes (kind, configuration) outputs
+    from pipeline.dataset.build import BuildPlan
+    outputs = BuildPlan.asked("sweep", 0, 0, sweep()).outputs
+except (ImportError, AttributeError):
+    outputs = sweep()
 scenes, seed, rooms = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-room_job(seed, rooms, scenes, sweep())  # a room outside the timed ones: tables, schemas and memos warm
+room_job(seed, rooms, scenes, outputs)  # a room outside the timed ones: tables, schemas and memos warm
 start = time.process_time()
 for index in range(rooms):
-    room_job(seed, index, scenes, sweep())
+    room_job(seed, index, scenes, outputs)
 print((time.process_time() - start) / rooms)
 """
 

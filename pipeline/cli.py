@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from pipeline.errors import RoomspaceError, Terminated
+from pipeline.text.kinds import KINDS, added_kinds
 
 
 def positive_int(text: str) -> int:
@@ -66,16 +67,8 @@ def add_build(commands) -> None:
     build.add_argument("--configs", default="default",
                        help="comma-separated configurations (n5_m4_d144), 'default' (n5_m4_d81,n5_m4_d144) "
                             "or 'sweep' (n 3-7, every m, d 9 and 12)")
-    build.add_argument("--vision", metavar="CONFIGS",
-                       help="base configurations that also get a multimodal vision_<base> configuration, with "
-                            "rendered images embedded (about 0.5 MB per room each), e.g. n5_m4_d144")
-    build.add_argument("--twins", metavar="CONFIGS",
-                       help="base configurations that also get a twin_<base> configuration: the same items with "
-                            "invented object and relation words (defined in each story), e.g. n5_m4_d144")
-    build.add_argument("--agents", metavar="CONFIGS",
-                       help="base configurations that also get an agent_<base> configuration: stories and "
-                            "questions told from an observer facing a wall, e.g. n5_m4_d144; one also in --vision "
-                            "gets vision_agent_<base> too, those rows with their images")
+    for kind in added_kinds():
+        build.add_argument(kind.option, metavar="CONFIGS", dest=kind.name, help=kind_option_help(kind))
     build.add_argument("--train-rooms", type=positive_int, default=0, metavar="N",
                        help="also build a train split of N rooms, other houses than the test rooms (default: none)")
     build.add_argument("--validation-rooms", type=positive_int, default=0, metavar="M",
@@ -87,10 +80,18 @@ def add_build(commands) -> None:
     build.set_defaults(run=cmd_build)
 
 
+def kind_option_help(kind) -> str:
+    """The help of a kind's build option, and of the kinds made from it and others (pipeline.text.kinds)."""
+    made = [(made, [KINDS[other].option for other in made.made_from[1:]]) for made in KINDS.values()
+            if made.made_from[:1] == (kind.name,)]
+    return (f"base configurations that also get {kind.config_name('<base>')}: {kind.summary}, "
+            f"e.g. n5_m4_d144" + "".join(f"; one also in {' and '.join(options)} gets {other.config_name('<base>')} "
+                                         f"too: {other.summary}" for other, options in made))
+
+
 def cmd_build(args: argparse.Namespace) -> None:
     from pipeline.dataset.build import BuildPlan, build
     from pipeline.text.configs import parse_configs
-    from pipeline.text.kinds import added_kinds
 
     added = {kind.name: parse_configs(getattr(args, kind.name)) for kind in added_kinds() if getattr(args, kind.name)}
     plan = BuildPlan.asked(args.out.name, args.seed, args.rooms, parse_configs(args.configs), added,

@@ -42,7 +42,7 @@ def test_evaluation_imports_without_procthor_shapely_datasets_or_the_renderer():
     code = (f"import sys\nfor m in {modules}: __import__('pipeline.evaluate.' + m)\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('procthor', 'ai2thor', 'shapely')"
             " or m in ('datasets', 'PIL', 'matplotlib')"
-            " or m.startswith(('pipeline.render', 'pipeline.scene.sampling', 'pipeline.dataset.build'))))")
+            " or m.startswith(('pipeline.render', 'pipeline.scene.procthor', 'pipeline.dataset.build'))))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
 
@@ -116,7 +116,7 @@ def test_the_light_install_evaluates_without_the_generator(scenes, tmp_path):
     from pipeline.text.configs import parse_configs
 
     out = tmp_path / "light-build"
-    build(BuildPlan(out.name, SCENE_SEED, 2, parse_configs("n3_m2_d81")), scenes, out, workers=1, progress=False)
+    build(BuildPlan.asked(out.name, SCENE_SEED, 2, parse_configs("n3_m2_d81")), scenes, out, workers=1, progress=False)
     wheel, env_dir = wheel_and_venv(tmp_path)
     pip_install(env_dir, str(wheel), "-c", str(REPO / "requirements.lock"))  # the light set, at the pinned versions
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, chain
 from pathlib import Path
@@ -26,21 +27,16 @@ from pipeline import __version__
 from pipeline.dataset.card import dataset_card, merge, room_stats
 from pipeline.dataset.manifest import (DATASET_SPLIT, MANIFEST, SPLITS, TRAINING_SPLITS, key_split,
                                        read_manifest, shard_files, shard_key, shard_path, write_manifest)
-from pipeline.dataset.rows import agents_table, arrow_schema, check_row, items_table, read_rows, write_parquet
-from pipeline.dataset.vision import (agent_vision_rows, story_labels, vision_agent_config_name, vision_config_name,
-                                     vision_questions, vision_rows)
+from pipeline.dataset.rows import check_row, items_table, kind_record, read_rows, records_table, write_parquet
 from pipeline.errors import RoomspaceError
 from pipeline.files import (check_folder_path, file_sha256, folder_lock, remove_stale_temporaries, writable_folder,
                             write_atomic)
 from pipeline.parallel import ordered_map
-from pipeline.render.door import pose_png
-from pipeline.render.job import offline_images
 from pipeline.scene.scene_file import house_sha256, load_house, scene_path
 from pipeline.scene.scene_folder import ensure_scene
 from pipeline.text.configs import Config
-from pipeline.text.items import RoomItems
-from pipeline.text.agents import agent_config_name, agent_items
-from pipeline.text.twins import twin_config_name, twin_items
+from pipeline.text.items import Item
+from pipeline.text.kinds import BASE, KINDS, Kind, parse
 
 SHARD_ROOMS = 100  # rooms per shard: the unit of atomic output and of resumption
 MAX_ROOMS = 10 ** 8  # a sane bound: far beyond any sweep, and refused before anything is made
@@ -65,24 +61,50 @@ class Part:
 
 
 @dataclass(frozen=True)
+class Output:
+    """One configuration a build writes: a kind (pipeline.text.kinds) of a base configuration."""
+
+    kind: Kind
+    config: Config
+
+    @property
+    def name(self) -> str:
+        return self.kind.config_name(self.config)
+
+
+@dataclass(frozen=True)
 class BuildPlan:
     name: str
     seed: int
     rooms: int
-    configs: tuple[Config, ...]
+    outputs: tuple[Output, ...]  # in card order: `BuildPlan.asked` orders them
     shard_rooms: int = SHARD_ROOMS
-    vision: tuple[Config, ...] = ()  # base configurations that also get a vision_<base> configuration
-    twins: tuple[Config, ...] = ()  # base configurations that also get a name-swapped twin_<base> configuration
     train_rooms: int = 0
     validation_rooms: int = 0
-    agents: tuple[Config, ...] = ()  # base configurations that also get an agent_<base> configuration
+
+    @classmethod
+    def asked(cls, name: str, seed: int, rooms: int, configs: Sequence[Config],
+              added: Mapping[str, Sequence[Config]] | None = None, **sizes: int) -> BuildPlan:
+        """The plan of base `configs` and, per kind a build adds on request (its option), the base
+        configurations that get it (`added`, by kind name); a kind made from others is made for every
+        base that has them all. Outputs come in card order: by kind, then as asked."""
+        bases = {BASE.name: tuple(configs), **{kind: tuple(chosen) for kind, chosen in (added or {}).items()}}
+        unknown = set(bases) - {BASE.name} - {kind.name for kind in KINDS.values() if kind.option}
+        if unknown:
+            raise RoomspaceError(f"no kind {', '.join(sorted(unknown))} is added on request")
+        outputs = []
+        for kind in KINDS.values():
+            first, *others = kind.made_from or (kind.name,)
+            chosen = [c for c in bases.get(first, ()) if all(c in bases.get(other, ()) for other in others)]
+            outputs.extend(Output(kind, config) for config in dict.fromkeys(chosen))
+        return cls(name, seed, rooms, tuple(outputs), **sizes)
 
     def identity(self) -> dict:
         """What makes two builds the same build: a folder holding another identity is refused. The
         training splits' sizes are there only when asked for: a test-only identity is unchanged."""
         training = {f"{split}_rooms": count for split, count in self.split_rooms.items() if split in TRAINING_SPLITS}
         return {"name": self.name, "seed": self.seed, "rooms": self.rooms, "shard_rooms": self.shard_rooms,
-                "configs": self.outputs, "roomspace": __version__, **training}
+                "configs": self.names, "roomspace": __version__, **training}
 
     @property
     def split_rooms(self) -> dict[str, int]:
@@ -101,24 +123,23 @@ class BuildPlan:
         return parts
 
     @property
-    def outputs(self) -> list[str]:
+    def names(self) -> list[str]:
         """Every configuration the build writes, in card order."""
-        return ([c.name for c in self.configs] + [vision_config_name(c.name) for c in self.vision]
-                + [twin_config_name(c.name) for c in self.twins] + [agent_config_name(c.name) for c in self.agents]
-                + [vision_agent_config_name(c.name) for c in self.agents if c in self.vision])
+        return [output.name for output in self.outputs]
 
     @classmethod
     def from_identity(cls, identity: dict) -> BuildPlan:
-        """The plan whose `identity()` this is (a manifest's); an output name that is no configuration
-        is a RoomspaceError."""
-        kinds: dict[str, list[Config]] = {"": [], vision_config_name(""): [], twin_config_name(""): [],
-                                          agent_config_name(""): [], vision_agent_config_name(""): []}
+        """The plan whose `identity()` this is (a manifest's): its configurations asked again, so that
+        names out of card order or a kind without what it is made from give other `names`. A name
+        that is no configuration is a RoomspaceError."""
+        bases: dict[str, list[Config]] = {}
         for name in identity["configs"]:
-            prefix = max((p for p in kinds if name.startswith(p)), key=len)
-            kinds[prefix].append(Config.parse(name.removeprefix(prefix)))
-        base, vision, twins, agents, _ = (tuple(configs) for configs in kinds.values())  # the last: implied
-        return cls(identity["name"], identity["seed"], identity["rooms"], base, identity["shard_rooms"], vision, twins,
-                   identity.get("train_rooms", 0), identity.get("validation_rooms", 0), agents)
+            kind, config = parse(name)
+            bases.setdefault(kind.name, []).append(config)
+        added = {kind: chosen for kind, chosen in bases.items() if KINDS[kind].option}
+        return cls.asked(identity["name"], identity["seed"], identity["rooms"], bases.get(BASE.name, ()), added,
+                         shard_rooms=identity["shard_rooms"], train_rooms=identity.get("train_rooms", 0),
+                         validation_rooms=identity.get("validation_rooms", 0))
 
 
 @dataclass
@@ -129,7 +150,7 @@ class RoomResult:
     index: int
     texts: pa.Table
     text_rows: dict[str, int]  # each text output's number of rows, in the order of `texts`
-    own_tables: dict[str, pa.Table]  # the outputs whose rows have a schema of their own: vision and agent ones
+    own_tables: dict[str, pa.Table]  # the outputs whose rows have a schema of their own (a record other than Item)
     stats: dict[str, dict]
     scene_seconds: float
     item_seconds: float
@@ -179,49 +200,52 @@ class SpilledRoom:
             return pa.Table.from_batches([reader.get_batch(k) for k in self.batches[name]], schema=reader.schema)
 
 
-def room_job(seed: int, index: int, scenes_dir: Path, configs: tuple[Config, ...],
-             vision: tuple[Config, ...] = (), twins: tuple[Config, ...] = (), agents: tuple[Config, ...] = ()) -> RoomResult:
-    """Everything one room contributes: its scene (sampled if missing), then its rows per configuration."""
+class RoomWork:
+    """One room as its kinds' modules see it (pipeline.text.kinds.Room): each kind's rows of each
+    base configuration, and whatever kinds share (renders, labels, the base items' maker), made once."""
+
+    def __init__(self, scene, house_file: Path) -> None:
+        self.scene = scene
+        self._house_file = house_file
+        self._made: dict[tuple, object] = {}
+
+    @property
+    def house(self) -> dict:
+        return self.shared(("house",), lambda: load_house(self._house_file))
+
+    def rows(self, kind: str, config: Config) -> tuple:
+        return self.shared(("rows", kind, config), lambda: tuple(KINDS[kind].maker().rows(self, config)))
+
+    def shared(self, key: tuple, make):
+        if key not in self._made:
+            self._made[key] = make()
+        return self._made[key]
+
+
+def room_job(seed: int, index: int, scenes_dir: Path, outputs: tuple[Output, ...]) -> RoomResult:
+    """Everything one room contributes: its scene (sampled if missing), then its rows per output."""
     start = time.perf_counter()
     scene = ensure_scene(scenes_dir, seed, index)
     sampled = time.perf_counter()
-    room = RoomItems(scene)
+    room = RoomWork(scene, scene_path(scenes_dir, seed, index))
     # Configurations with more described pairs first: the checker then answers those with fewer
     # (subsets of their facts) from the solutions already found.
-    items = {config: room(config) for config in sorted(dict.fromkeys(configs + vision + twins + agents), key=lambda c: -c.m)}
-    texts = {config.name: items[config] for config in configs}
-    texts.update({twin_config_name(config.name): twin_items(items[config]) for config in twins})
-    text_table = items_table([item for config_items in texts.values() for item in config_items])
-    # The checks and statistics read a text row as its item's own fields: making them plain costs more than both.
-    rows = {name: [vars(item) for item in config_items] for name, config_items in texts.items()}
-    own_tables = {}
-    house = load_house(scene_path(scenes_dir, seed, index)) if vision else None
-    labels = {config: story_labels(scene, items[config]) for config in vision if items[config]}
-    images = {config: offline_images(scene, house, names=names) for config, names in labels.items()}
-    for config in vision:
-        name = vision_config_name(config.name)
-        image_rows = vision_rows(scene, items[config], images.get(config, {}))
-        rows[name] = vision_questions(image_rows)
-        own_tables[name] = pa.Table.from_pylist(image_rows, schema=arrow_schema(name))
-    for config in agents:
-        name = agent_config_name(config.name)
-        agent_rows = agent_items(scene, items[config])
-        own_tables[name] = agents_table(agent_rows, name)
-        rows[name] = own_tables[name].to_pylist()
-        if config in images:  # a base with vision and agent rows also gets agent rows with their images
-            name = vision_agent_config_name(config.name)
-            observer = next(row.story_pose for row in agent_rows if row.kind == "agent")
-            first_person = pose_png(scene, house, observer.point(scene.side, config.d), observer.facing,
-                                    labels[config])
-            image_rows = agent_vision_rows(scene, agent_rows, {**images[config], "first_person": first_person})
-            rows[name] = vision_questions(image_rows)
-            own_tables[name] = pa.Table.from_pylist(image_rows, schema=arrow_schema(name))
-    stats = {}
-    for name, config_rows in rows.items():
-        for row in config_rows:
-            check_row(row)
-        stats[name] = room_stats(config_rows, scene.room_type, skipped=not config_rows)
-    return RoomResult(index, text_table, {name: len(config_items) for name, config_items in texts.items()}, own_tables,
+    for config in sorted(dict.fromkeys(output.config for output in outputs), key=lambda c: -c.m):
+        room.rows(BASE.name, config)
+    texts, own_tables, stats = {}, {}, {}
+    for output in outputs:
+        rows = room.rows(output.kind.name, output.config)
+        if kind_record(output.kind) is Item:  # base and twin rows make one table at once, the others their own
+            texts[output.name] = rows
+        else:
+            own_tables[output.name] = records_table(rows, output.name)
+        # The checks and statistics read a question as its record's own fields: making them plain costs more than both.
+        questions = [vars(question) for row in rows for question in (row.items if output.kind.images else (row,))]
+        for question in questions:
+            check_row(question)
+        stats[output.name] = room_stats(questions, scene.room_type, skipped=not rows)
+    text_table = items_table([item for rows in texts.values() for item in rows])
+    return RoomResult(index, text_table, {name: len(rows) for name, rows in texts.items()}, own_tables,
                       stats, sampled - start, time.perf_counter() - sampled)
 
 
@@ -307,8 +331,7 @@ def _write_shards(plan: BuildPlan, scenes_dir: Path, out: Path, manifest: dict, 
     """Every shard not yet written, in order; tasks are made as workers take them, not up front."""
     parts = plan.parts()
     todo = [part for part in parts if not shard_done(out, manifest, part.key)]
-    tasks = ((plan.seed, k, scenes_dir, plan.configs, plan.vision, plan.twins, plan.agents) for part in todo
-             for k in part.rooms)
+    tasks = ((plan.seed, k, scenes_dir, plan.outputs) for part in todo for k in part.rooms)
     owner = (part for part in todo for _ in part.rooms)  # results come back in task order
     pending: dict[str, list[SpilledRoom]] = {}
     total = sum(len(part.rooms) for part in parts)
@@ -360,7 +383,7 @@ def _report(out: Path, plan: BuildPlan, manifest: dict, started: float) -> Build
 
 
 def _stats(plan: BuildPlan, manifest: dict, split: str = DATASET_SPLIT) -> dict[str, dict]:
-    stats: dict[str, dict] = {name: {} for name in plan.outputs}
+    stats: dict[str, dict] = {name: {} for name in plan.names}
     for key, entry in manifest["shards"].items():
         if key_split(key)[0] == split:
             for name, part in entry["stats"].items():
@@ -394,7 +417,7 @@ def check_houses(scenes_dir: Path, plan: BuildPlan) -> dict:
 
 def write_shard(out: Path, plan: BuildPlan, part: Part, results: list[SpilledRoom]) -> dict:
     files, stats = {}, {}
-    for name in plan.outputs:
+    for name in plan.names:
         table = pa.concat_tables([result.table(name) for result in results]).combine_chunks()
         path = shard_path(name, part.shard, part.split)
         files[path] = {"sha256": write_parquet(table, out / path), "rows": table.num_rows}
@@ -411,14 +434,14 @@ def finish(out: Path, plan: BuildPlan, manifest: dict, report: BuildReport, scen
         manifest["houses"] = check_houses(scenes_dir, plan)
     _count_rows(plan, manifest, report)
     examples = []
-    first_rows = read_rows(shard_files(out, manifest, plan.outputs[0])[:1])
+    first_rows = read_rows(shard_files(out, manifest, plan.names[0])[:1])
     for setting, view, question_type in EXAMPLES:
         examples.extend([r for r in first_rows if (r["setting"], r["view"], r["question_type"]) ==
                          (setting, view, question_type)][:1])
     card = dataset_card(plan.name, plan.seed, plan.split_rooms,
                         {split: _stats(plan, manifest, split) for split in plan.split_rooms}, examples,
                         {config: {split: shard_files(out, manifest, config, split) for split in plan.split_rooms}
-                         for config in plan.outputs}, manifest.get("houses"))
+                         for config in plan.names}, manifest.get("houses"))
     write_atomic(out / "README.md", lambda target: target.write_text(card, encoding="utf-8"))
     manifest["complete"] = True
     write_manifest(out, manifest)

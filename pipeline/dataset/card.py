@@ -19,11 +19,12 @@ from huggingface_hub import DatasetCardData
 
 from pipeline.data import data_text
 from pipeline.dataset.manifest import DATASET_SPLIT
-from pipeline.dataset.rows import VISION_PREFIX, features_of_config
+from pipeline.dataset.rows import features_of_config
 from pipeline.spatial.facts import SETTINGS, Fact
 from pipeline.spatial.relations import DIRECTIONS
 from pipeline.spatial.topology import RCC8
 from pipeline.text.items import ITEM_SETTINGS, RCC8_SETTING
+from pipeline.text.kinds import kind_of
 from pipeline.text.prompts import PAIR_MODALITIES
 
 
@@ -199,7 +200,7 @@ def size_category(rows: int) -> str:
 
 def task_categories(configs: Sequence[str]) -> list[str]:
     categories = ["question-answering"]
-    if any(c.startswith(VISION_PREFIX) for c in configs):
+    if any(kind_of(c).images for c in configs):
         categories.append("visual-question-answering")
     return categories
 

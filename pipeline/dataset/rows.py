@@ -1,8 +1,9 @@
-"""Dataset rows: the row records, their one derived schema, and typed conversion to rows.
+"""Dataset rows: the schemas derived from the row records, and typed conversion to rows.
 
-A row is declared once, as the fields of `pipeline.text.items.Item` (and `VisionItem`, an Item
-with its image); the Hugging Face `Features`, the Arrow schema of every shard and
-schemas/row.schema.json are all derived from those declarations.
+A row is declared once, as the fields of its kind's record (pipeline.text.kinds: `Item` for base
+and twin rows, `AgentItem`, the image rows of pipeline.dataset.vision and vision_agent); the
+Hugging Face `Features`, the Arrow schema of every shard and schemas/ are all derived from those
+declarations.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import dataclasses
 import typing
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, chain
 from operator import attrgetter
@@ -25,59 +25,12 @@ from datasets import List, Value
 
 from pipeline.errors import RoomspaceError
 from pipeline.files import file_sha256, write_atomic
-from pipeline.text.agents import AGENT_PREFIX, AgentItem
 from pipeline.text.items import Item
+from pipeline.text.kinds import Kind, kind_of
 from pipeline.text.prompts import PAIR_MODALITIES
 from pipeline.typed_json import json_schema_of, to_json, unwrap
 
 SCALARS = {str: "string", int: "int64", float: "float64", bool: "bool"}
-VISION_PREFIX = "vision_"
-VISION_AGENT_PREFIX = f"{VISION_PREFIX}{AGENT_PREFIX}"  # vision_agent_<base>: agent rows with their images
-
-
-@dataclass(frozen=True)
-class Pictured:
-    """What a question of a vision configuration adds to its row: how it goes with its image."""
-
-    # "image+story" (answered from the story), or a pair question asked as "image", "text" (the
-    # centres in metres, the image not sent) or "image+text" (pipeline.dataset.vision)
-    modality: str
-    pair: int | None  # a pair question's number in its room and view: its modalities share it
-    image_name: str  # "top_down", "south_door" or "first_person"
-
-
-@dataclass(frozen=True)
-class VisionItem(Pictured, Item):  # Pictured first: its fields come after the Item's
-    """A question of a vision configuration: an Item asked with its image, or about it without it."""
-
-
-@dataclass(frozen=True)
-class AgentVisionItem(Pictured, AgentItem):
-    """A question of a vision_agent configuration: an agent row asked with the image of its story's frame."""
-
-
-@dataclass(frozen=True)
-class VisionImage:
-    """One row of a vision configuration: an image and every question asked with it or about it.
-
-    The image is stored once however many questions use it, so that a loaded vision configuration
-    grows with its images, not its questions; pipeline.dataset.layout reads it a question per row.
-    """
-
-    id: str  # <room_id>-<config>-<image_name>
-    room_id: str
-    room_index: int
-    config: str
-    image_name: str
-    image: bytes  # the PNG
-    items: tuple[VisionItem, ...]
-
-
-@dataclass(frozen=True)
-class AgentImage(VisionImage):
-    """One row of a vision_agent configuration: an image and the agent questions asked with it."""
-
-    items: tuple[AgentVisionItem, ...]
 
 
 def feature_of(annotation: object):
@@ -90,17 +43,18 @@ def feature_of(annotation: object):
     return Value(SCALARS[kind])
 
 
-def _image_row_features(record: type) -> Features:
-    """The features of a row of images (VisionImage, AgentImage): the PNG as `datasets.Image()`."""
+def row_features(record: type) -> Features:
+    """The features of a row record; a `bytes` field is a PNG, `datasets.Image()` (an image row's)."""
     hints = typing.get_type_hints(record)
-    return Features({f.name: ImageFeature() if f.name == "image" else feature_of(hints[f.name])
+    return Features({f.name: ImageFeature() if hints[f.name] is bytes else feature_of(hints[f.name])
                      for f in dataclasses.fields(record)})
 
 
-FEATURES = Features(feature_of(Item))
-AGENT_FEATURES = Features(feature_of(AgentItem))
-VISION_FEATURES = _image_row_features(VisionImage)
-AGENT_VISION_FEATURES = _image_row_features(AgentImage)
+def kind_record(kind: Kind) -> type:
+    return kind.maker().RECORD
+
+
+FEATURES = row_features(Item)
 ROW_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": "roomspace.row",
@@ -250,24 +204,25 @@ def check_row(row: Mapping) -> None:
             raise RoomspaceError(f"row {row['id']}: YN answer disagrees with the answer set")
 
 
-def to_vision_row(row: VisionImage) -> dict:
-    """The row dict of an image row (VisionImage, AgentImage): plain lists, the image as {"bytes", "path"}."""
-    return {**to_json(row), "image": {"bytes": row.image, "path": f"{row.room_id}/{row.image_name}.png"}}
+def row_json(record: object) -> dict:
+    """A row record's dict as Arrow takes it: plain lists, a PNG as {"bytes", "path"} (`datasets.Image()`)."""
+    row = to_json(record)
+    for name, value in row.items():
+        if type(value) is bytes:
+            row[name] = {"bytes": value, "path": f"{row['room_id']}/{row['image_name']}.png"}
+    return row
 
 
 def features_of_config(config: str) -> Features:
-    """A configuration's features: the row's, or for vision_<base>, agent_<base> and vision_agent_<base> their rows'."""
-    if config.startswith(VISION_AGENT_PREFIX):
-        return AGENT_VISION_FEATURES
-    if config.startswith(VISION_PREFIX):
-        return VISION_FEATURES
-    return AGENT_FEATURES if config.startswith(AGENT_PREFIX) else FEATURES
+    """A configuration's features: its kind's row record's."""
+    return row_features(kind_record(kind_of(config)))
 
 
-def agents_table(items: Sequence[AgentItem], config: str) -> pa.Table:
-    """The rows of an agent configuration, their types checked by Arrow against the declared schema."""
+def records_table(records: Sequence, config: str) -> pa.Table:
+    """The rows of a configuration whose record is not `Item` (agent rows, image rows), converted by
+    Arrow against the declared schema."""
     try:
-        return pa.Table.from_pylist([to_json(item) for item in items], schema=arrow_schema(config))
+        return pa.Table.from_pylist([row_json(record) for record in records], schema=arrow_schema(config))
     except (pa.ArrowInvalid, pa.ArrowTypeError) as error:
         raise RoomspaceError(f"{config}: a row does not fit the declared schema ({error})") from None
 

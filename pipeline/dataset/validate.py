@@ -92,7 +92,7 @@ def identity_plan(out: Path, identity: dict) -> BuildPlan:
         plan = BuildPlan.from_identity(identity)
     except (RoomspaceError, KeyError) as error:
         raise RoomspaceError(f"{where}: the identity is not a roomspace build's ({error}); {REBUILD}") from None
-    if plan.outputs != names:
+    if plan.names != names:
         raise RoomspaceError(f"{where}: the identity lists its configurations out of the build's order; {REBUILD}")
     return plan
 
@@ -246,8 +246,7 @@ def rederive(out: Path, manifest: dict, scenes: Path, rooms: list[int], report: 
             for index in indices:
                 # room_job samples a missing scene into the folder it is given: never the user's
                 present = scene_path(scenes, seed, index).exists()
-                result = room_job(seed, index, scenes if present else Path(sampled), plan.configs, plan.vision,
-                                  plan.twins, plan.agents)
+                result = room_job(seed, index, scenes if present else Path(sampled), plan.outputs)
                 for name in names:
                     table = tables[name]
                     stored = table_questions(table.filter(pc.equal(table["room_index"], index))).to_pylist()

@@ -1,5 +1,4 @@
-"""Multimodal rows: the `vision_<base>` configurations (e.g. vision_n5_m4_d144) for VLM evaluation,
-and `vision_agent_<base>`, the agent rows with their images (`agent_vision_rows`, at the end).
+"""Multimodal rows: the `vision` kind (vision_<base>, e.g. vision_n5_m4_d144) for VLM evaluation.
 
 A room's vision rows are made from its items of a base configuration and its two renders
 (pipeline.render), drawn with every prominent object labelled as the base stories name it
@@ -21,31 +20,32 @@ north-facing view. Rows are told apart by `modality`:
   of one pair, view and question type share `pair`, so a model's scores on the three can be
   compared item by item.
 
-`vision_rows(scene, items, images)` is a pure function giving a row per image (`VisionImage`, its
-questions `VisionItem`s in `items`, stored once per image; the records and their Hugging Face
-features, the image as `datasets.Image()` with its PNG bytes embedded, are in
-pipeline.dataset.rows); `vision_questions` reads them back a question per row.
+`vision_rows(scene, items, images)` is a pure function giving a row per image (`VisionImage`, the
+kind's RECORD, its questions `VisionItem`s in `items`, stored once per image; its Hugging Face
+features, the image as `datasets.Image()` with its PNG bytes embedded, are derived in
+pipeline.dataset.rows); `vision_questions` reads them a question per row.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from itertools import combinations
 from random import Random
 
 from pipeline.data import data_json
 from pipeline.dataset.layout import IMAGE, IMAGELESS, QUESTIONS
-from pipeline.dataset.rows import (VISION_AGENT_PREFIX, VISION_PREFIX, AgentImage, AgentVisionItem, VisionImage, VisionItem,
-                                   to_vision_row)
+from pipeline.dataset.rows import row_json
 from pipeline.errors import RoomspaceError
+from pipeline.render.job import offline_images
 from pipeline.render.png import IMAGES, image_labels
 from pipeline.scene.records import Scene, SceneObject
 from pipeline.seeding import derive_seed
-from pipeline.spatial.frames import OBSERVER, seen_facing
 from pipeline.spatial.relations import DIRECTIONS, direction_of_points, relation_words
 from pipeline.spatial.topology import ROOM
-from pipeline.text.agents import AGENT_PREFIX, AgentItem, Pose, observer_frame
+from pipeline.text.configs import Config
 from pipeline.text.items import Item, Query, init_fields
+from pipeline.text.kinds import KINDS, Room
 from pipeline.text.prompts import AGENT_VIEW, CENTRES_SETTING, IMAGE_ONLY_SETTING, PAIR_MODALITIES
 from pipeline.text.stories import Teller
 from pipeline.text.words import Phrases, Wording, object_labels, sentence, type_words
@@ -55,10 +55,60 @@ IMAGE_OF_STORY = {**IMAGE_OF_VIEW, AGENT_VIEW: "first_person"}  # an agent row's
 VISIBLE_OFFSET = 0.2  # m: centres closer than this on an axis (but not equal) make no image question
 SAME_AXIS = 1e-6  # m: relations.direction_of_points counts offsets this small as equal
 PAIRS_PER_VIEW = 4  # clear pairs asked per room and view, at most
+KIND = KINDS["vision"]
 
 
-def vision_config_name(base: str) -> str:
-    return f"{VISION_PREFIX}{base}"
+@dataclass(frozen=True)
+class Pictured:
+    """What a question of a vision configuration adds to its row: how it goes with its image."""
+
+    # "image+story" (answered from the story), or a pair question asked as "image", "text" (the
+    # centres in metres, the image not sent) or "image+text" (pipeline.dataset.vision)
+    modality: str
+    pair: int | None  # a pair question's number in its room and view: its modalities share it
+    image_name: str  # "top_down", "south_door" or "first_person"
+
+
+@dataclass(frozen=True)
+class VisionItem(Pictured, Item):  # Pictured first: its fields come after the Item's
+    """A question of a vision configuration: an Item asked with its image, or about it without it."""
+
+
+@dataclass(frozen=True)
+class VisionImage:
+    """One row of a vision configuration: an image and every question asked with it or about it.
+
+    The image is stored once however many questions use it, so that a loaded vision configuration
+    grows with its images, not its questions; pipeline.dataset.layout reads it a question per row.
+    """
+
+    id: str  # <room_id>-<config>-<image_name>
+    room_id: str
+    room_index: int
+    config: str
+    image_name: str
+    image: bytes  # the PNG
+    items: tuple[VisionItem, ...]
+
+
+RECORD = VisionImage
+
+
+def rows(room: Room, config: Config) -> list[VisionImage]:
+    """The room's vision rows of one base configuration: its base items with the room's renders."""
+    items = room.rows("base", config)
+    return vision_rows(room.scene, items, room_images(room, config)) if items else []
+
+
+def room_images(room: Room, config: Config) -> dict[str, bytes]:
+    """The room's renders with every prominent object labelled as the configuration's stories name it
+    (made once per room and configuration: the vision_agent kind shows them too)."""
+    return room.shared(("images", config), lambda: offline_images(room.scene, room.house,
+                                                                  names=room_labels(room, config)))
+
+
+def room_labels(room: Room, config: Config) -> dict[str, str]:
+    return room.shared(("labels", config), lambda: story_labels(room.scene, room.rows("base", config)))
 
 
 def story_labels(scene: Scene, items: Sequence[Item]) -> dict[str, str]:
@@ -68,7 +118,7 @@ def story_labels(scene: Scene, items: Sequence[Item]) -> dict[str, str]:
     return object_labels(scene.prominent, named)
 
 
-def vision_rows(scene: Scene, items: Sequence[Item], images: Mapping[str, bytes]) -> list[dict]:
+def vision_rows(scene: Scene, items: Sequence[Item], images: Mapping[str, bytes]) -> list[VisionImage]:
     """The vision rows of one room, one per image (`VisionImage`), each with its questions:
     image+story questions, then the view's pair questions three ways.
 
@@ -83,7 +133,7 @@ def vision_rows(scene: Scene, items: Sequence[Item], images: Mapping[str, bytes]
         raise RoomspaceError(f"room {scene.room_id}: no {', '.join(missing)} image for its vision rows")
     if {(i.room_id, i.config) for i in items} != {(scene.room_id, items[0].config)}:
         raise RoomspaceError(f"vision rows need the items of room {scene.room_id} and one configuration")
-    config = vision_config_name(items[0].config)
+    config = KIND.config_name(items[0].config)
     labels = {name: image_labels(images[name]) for name in IMAGES}
     asked: dict[str, list[VisionItem]] = {name: [] for name in IMAGES}
     for item in items:
@@ -97,16 +147,16 @@ def vision_rows(scene: Scene, items: Sequence[Item], images: Mapping[str, bytes]
         if labels[name] is not None:
             shown = [o for o in scene.prominent if o.id in labels[name]]
             asked[name].extend(_pair_questions(scene, items[0], config, view, name, shown, labels[name]))
-    return [to_vision_row(VisionImage(f"{scene.room_id}-{config}-{name}", scene.room_id, scene.index, config, name,
-                                      images[name], tuple(questions)))
+    return [VisionImage(f"{scene.room_id}-{config}-{name}", scene.room_id, scene.index, config, name, images[name],
+                        tuple(questions))
             for name, questions in asked.items() if questions]
 
 
-def vision_questions(rows: Sequence[dict]) -> list[dict]:
-    """The questions of vision rows, a dict each, with the image sent with it (None for a "text" one):
+def vision_questions(rows: Sequence[VisionImage]) -> list[dict]:
+    """The questions of image rows, a dict each, with the image sent with it (None for a "text" one):
     what pipeline.dataset.layout reads from the files."""
     return [{**question, IMAGE: None if question["modality"] == IMAGELESS else row[IMAGE]}
-            for row in rows for question in row[QUESTIONS]]
+            for row in map(row_json, rows) for question in row[QUESTIONS]]
 
 
 def _scene_object(scene: Scene, story_object) -> SceneObject:
@@ -176,79 +226,4 @@ def _pair_questions(scene: Scene, item: Item, config: str, view: str, image_name
             out.append(VisionItem(**{
                 **asked, "id": f"{prefix}-YN", "question_type": "YN", "question": yn_question, "candidate": candidate,
                 "options": (yes_word, no_word), "answer": yes_word if candidate == truth else no_word}))
-    return out
-
-
-def vision_agent_config_name(base: str) -> str:
-    return f"{VISION_AGENT_PREFIX}{base}"
-
-
-def agent_vision_rows(scene: Scene, rows: Sequence[AgentItem], images: Mapping[str, bytes]) -> list[dict]:
-    """The vision_agent rows of one room, one per image (`AgentImage`): each agent row with the image
-    of its story's frame (the plan, the door view, or the first-person view from the story's
-    observer), then pair questions on the first-person image, answered by the relation of the
-    centres as the observer sees it.
-
-    `rows` are the room's agent rows of one configuration (agents.agent_items), `images` its
-    renders by name, labelled with `story_labels` ("first_person" from the observer's `Pose.point`).
-    """
-    if not rows:
-        return []
-    missing = [name for name in IMAGE_OF_STORY.values() if name not in images]
-    if missing:
-        raise RoomspaceError(f"room {scene.room_id}: no {', '.join(missing)} image for its vision_agent rows")
-    config = vision_agent_config_name(rows[0].config.removeprefix(AGENT_PREFIX))
-    labels = {name: image_labels(images[name]) for name in IMAGE_OF_STORY.values()}
-    asked: dict[str, list[AgentVisionItem]] = {name: [] for name in IMAGE_OF_STORY.values()}
-    for row in rows:
-        name = IMAGE_OF_STORY[row.story_view]
-        if labels[name] is not None and not set(row.query.pair) <= set(labels[name].values()):
-            continue  # the image hides a queried object: no question about it with this image
-        asked[name].append(AgentVisionItem(**{**init_fields(row, AgentItem), "config": config,
-                                              "id": row.id.replace(row.config, config)},
-                                           modality="image+story", pair=None, image_name=name))
-    observer = next(row.story_pose for row in rows if row.kind == "agent")
-    shown_labels = labels["first_person"]
-    if shown_labels is not None:
-        shown = [o for o in scene.prominent if o.id in shown_labels]
-        asked["first_person"].extend(_seen_pair_questions(scene, rows[0], config, observer, shown, shown_labels))
-    return [to_vision_row(AgentImage(f"{scene.room_id}-{config}-{name}", scene.room_id, scene.index, config, name,
-                                     images[name], tuple(questions)))
-            for name, questions in asked.items() if questions]
-
-
-def _seen_pair_questions(scene: Scene, row: AgentItem, config: str, observer: Pose, shown: Sequence[SceneObject],
-                         labels: Mapping[str, str]) -> list[AgentVisionItem]:
-    """FR and YN questions about clear pairs of the first-person image, in the observer's words."""
-    rng = Random(derive_seed(scene.room_id, config, "image", "first_person"))
-    chosen, yes = _draw_pairs(shown, rng)
-    names = [labels[o.id] for o in shown]
-    phrases = Phrases(names, [type_words(o.type) for o in shown])
-    seen = data_json("agents.json")["seen"]
-    yes_word, no_word = data_json("templates.json")["yes_no"]
-    common = dict(
-        init_fields(row, AgentItem), config=config, setting=IMAGE_ONLY_SETTING, story=observer_frame(observer, rng), facts=(),
-        answer_set_size=1, hops=0, objects=(), topology=(), path=(), path_text="", path_decides=False,
-        tightness=0.0, layout_decides=False, story_order=tuple(names), kind="agent", story_view=AGENT_VIEW,
-        story_pose=observer, question_pose=observer, frame_changes=0, frame_angle=0,
-        modality="image", image_name="first_person",
-    )
-    labels_seen = tuple(relation_words(c, OBSERVER, "label") for c in DIRECTIONS)
-    out = []
-    for k, (a, b) in enumerate(chosen):
-        truth = seen_facing(direction_of_points((a.x, a.z), (b.x, b.z)), observer.facing)
-        subject, obj = phrases.ref(labels[a.id]), phrases.ref(labels[b.id])
-        candidate = truth if k in yes else rng.choice([c for c in DIRECTIONS if c != truth])
-        pair = dict(common, answer_set=(truth,), true_relation=truth, continuous_relation=truth, pair=k,
-                    query=Query(labels[a.id], labels[b.id]))
-        prefix = f"{scene.room_id}-{config}-{IMAGE_ONLY_SETTING}-first_person-p{k}"
-        out.append(AgentVisionItem(**{
-            **pair, "id": f"{prefix}-FR", "question_type": "FR", "candidate": None, "options": labels_seen,
-            "question": sentence(rng.choice(seen["FR"]).format(a=subject, b=obj)),
-            "answer": relation_words(truth, OBSERVER, "label")}))
-        out.append(AgentVisionItem(**{
-            **pair, "id": f"{prefix}-YN", "question_type": "YN", "candidate": candidate, "options": (yes_word, no_word),
-            "question": sentence(rng.choice(seen["YN"]).format(a=subject, b=obj,
-                                                               relation=relation_words(candidate, OBSERVER, "phrase"))),
-            "answer": yes_word if candidate == truth else no_word}))
     return out

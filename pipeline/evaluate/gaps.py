@@ -1,10 +1,10 @@
 """Paired comparisons of one system under two conditions on the same items, with 95 % intervals.
 
-* twin: each item of a configuration against its name-swapped twin (twin_<config>): the drop
-  measures reliance on familiar words.
+* a kind's comparison (pipeline.text.kinds): twin, each item of a configuration against its
+  name-swapped twin (twin_<config>), whose drop measures reliance on familiar words; image+story
+  vs story, each vision_<config> (vision_agent_<config>) item that has its story against the same
+  item of <config> (agent_<config>) without the image.
 * view: each item asked top-down against the same item asked from the door (north-facing).
-* image+story vs story: each vision_<config> item that has its story against the same item of
-  <config> without the image.
 * image vs text, image+text vs text, image+text vs image: each pair question of vision_<config>
   asked with the image alone, the centres in metres alone, and both (the same question and
   answer): what the picture gives against the same facts in words.
@@ -24,9 +24,9 @@ import numpy as np
 from pipeline.evaluate.score import Outcomes, ScoreRow
 from pipeline.evaluate.stats import PairedGap, paired_gap
 from pipeline.seeding import derive_seed
+from pipeline.text.kinds import KINDS, Comparison, parse
 from pipeline.text.prompts import PAIR_MODALITIES
 
-TWIN_PREFIX, VISION_PREFIX = "twin_", "vision_"
 MEASURES = (("YN", "YN accuracy"), ("FR", "FR exact"))
 MODALITY_GAPS = (("image", "text"), ("image+text", "text"), ("image+text", "image"))
 
@@ -59,27 +59,36 @@ def _pair_positions(rows: Sequence[ScoreRow], config: str, modality: str) -> dic
             if r.config == config and r.modality == modality and r.pair is not None}
 
 
+def _compared(rows: Sequence[ScoreRow], config: str, other: str, compared: Comparison) -> tuple:
+    """A kind's comparison (pipeline.text.kinds) of `config` with `other`, the first condition first."""
+    mine, theirs = _positions(rows, config, compared.modality), _positions(rows, other)
+    first, second, label = (theirs, mine, f"{other} / {config}") if compared.first_is_other else \
+        (mine, theirs, f"{config} / {other}")
+    return (compared.label, label, *compared.names,
+            [(key[0], key[3], [k], [second[key]]) for key, k in first.items() if key in second])
+
+
 def _pairs(configs: Sequence[str], rows: Sequence[ScoreRow]) -> list[tuple[str, str, str, str, list]]:
-    """(kind, configs label, first name, second name, [(room, question type, first positions, second positions)])."""
+    """(kind, configs label, first name, second name, [(room, question type, first positions, second positions)]),
+    each configuration's in the order: comparisons it comes first in, views, its own comparison, modalities."""
     found = []
     for config in configs:
-        if not config.startswith((TWIN_PREFIX, VISION_PREFIX)) and TWIN_PREFIX + config in configs:
-            original, twin = _positions(rows, config), _positions(rows, TWIN_PREFIX + config)
-            found.append(("twin", f"{config} / {TWIN_PREFIX}{config}", "original", "twin",
-                          [(key[0], key[3], [k], [twin[key]]) for key, k in original.items() if key in twin]))
+        kind, base = parse(config)
+        for other_kind in KINDS.values():  # kinds compared with this one, this one's score first
+            compared = other_kind.compared
+            if compared and compared.first_is_other and compared.other == kind.name \
+                    and other_kind.config_name(base) in configs:
+                found.append(_compared(rows, other_kind.config_name(base), config, compared))
         by_view: dict[tuple, dict[str, int]] = {}
         for (room, setting, view, question_type, frames), k in _positions(rows, config).items():
             by_view.setdefault((room, setting, question_type, frames), {})[view] = k
         found.append(("view", config, "top_down", "north_facing",
                       [(key[0], key[2], [views["top_down"]], [views["north_facing"]])
                        for key, views in by_view.items() if len(views) == 2]))
-        base = config.removeprefix(VISION_PREFIX)
-        if config.startswith(VISION_PREFIX) and base in configs:
-            story = _positions(rows, base)
-            with_story = _positions(rows, config, "image+story")
-            found.append(("image+story vs story", f"{config} / {base}", "image+story", "story",
-                          [(key[0], key[3], [k], [story[key]]) for key, k in with_story.items() if key in story]))
-        if config.startswith(VISION_PREFIX):
+        compared = kind.compared
+        if compared and not compared.first_is_other and KINDS[compared.other].config_name(base) in configs:
+            found.append(_compared(rows, config, KINDS[compared.other].config_name(base), compared))
+        if kind.images:
             asked = {modality: _pair_positions(rows, config, modality) for modality in PAIR_MODALITIES}
             for first, second in MODALITY_GAPS:
                 found.append((f"{first} vs {second}", config, first, second,

@@ -38,14 +38,16 @@ from pipeline.spatial.frames import FACINGS, OBSERVER, TOP_DOWN, facing_between,
 from pipeline.spatial.grid import Cell
 from pipeline.spatial.reasoning import PathStep, reasoning_path
 from pipeline.spatial.relations import DIRECTIONS, direction, direction_of_points, region, relation_words
+from pipeline.text.configs import Config
 from pipeline.text.items import LABELS, YES_NO, Item, Query, asked_no, fr_answer, init_fields
+from pipeline.text.kinds import KINDS, Room
 from pipeline.text.prompts import AGENT_VIEW
 from pipeline.text.stories import Teller, sentences, written_path
 from pipeline.text.words import Phrases, Wording, sentence, type_words
 
-AGENT_PREFIX = "agent_"
+KIND = KINDS["agent"]
 AGENT = "you"  # the observer's name in the fact network and the stories
-KINDS = ("plan", "door", "agent", "agent_moved")
+FRAMINGS = ("plan", "door", "agent", "agent_moved")  # an agent row's `kind`: how its story and question are framed
 FRAME_CHANGES = {"plan": 1, "door": 2, "agent": 0, "agent_moved": 2}
 STORY_VIEW = {"plan": TOP_DOWN, "door": OBSERVER, "agent": AGENT_VIEW, "agent_moved": AGENT_VIEW}
 TOLD_ABOUT_YOU = 2  # objects related to the observer in an egocentric story
@@ -78,8 +80,11 @@ class AgentItem(Item):
     frame_angle: int  # degrees between the story's facing (north for the plan) and the question's
 
 
-def agent_config_name(base: str) -> str:
-    return f"{AGENT_PREFIX}{base}"
+RECORD = AgentItem
+
+
+def rows(room: Room, config: Config) -> tuple[AgentItem, ...]:
+    return agent_items(room.scene, room.rows("base", config))
 
 
 def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
@@ -87,7 +92,7 @@ def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
     if not items:
         return ()
     base = items[0]
-    config = agent_config_name(base.config)
+    config = KIND.config_name(base.config)
     objects = base.objects
     names = [o.name for o in objects]
     cells = {o.name: (o.i, o.j) for o in objects}
@@ -108,7 +113,7 @@ def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
         told = by_key[setting, TOP_DOWN, "FR"]
         egocentric = _egocentric_story(scene, base, told.facts, you_facts, observer, teller,
                                        Random(derive_seed(scene.room_id, config, setting, "story")))
-        for kind in KINDS:
+        for kind in FRAMINGS:
             asked = Random(derive_seed(scene.room_id, config, setting, kind))
             story_facts = told.facts + (you_facts if STORY_VIEW[kind] == AGENT_VIEW else ())
             variables = names + ([AGENT] if STORY_VIEW[kind] == AGENT_VIEW else [])

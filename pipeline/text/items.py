@@ -31,6 +31,7 @@ from pipeline.spatial.reasoning import PathStep, reasoning_path
 from pipeline.spatial.relations import DIRECTIONS, VIEWS, converse, direction, direction_of_points, relation_words
 from pipeline.spatial.topology import RCC8, neighbours, rcc8_converse, snapped_footprint, topology_facts
 from pipeline.text.configs import Config
+from pipeline.text.kinds import Room
 from pipeline.text.prompts import DEFAULT_STYLE, RCC8_SETTING, prompt_text
 from pipeline.text.stories import Teller, sentences, text_seed, written_path
 from pipeline.text.words import Phrases, Wording, object_names, type_words
@@ -253,6 +254,14 @@ class RoomItems:
             return ()
         return _items(scene, config, self.choice(n), self.raster(n, config.d), self.story_objects(n, config.d),
                       self.facts(n, config.d), self.topology(n), self.answers(n, config.d))
+
+
+RECORD = Item  # the base kind's row (pipeline.text.kinds)
+
+
+def rows(room: Room, config: Config) -> tuple[Item, ...]:
+    """The base kind's rows of a room: one RoomItems per room serves every configuration."""
+    return room.shared(("items",), lambda: RoomItems(room.scene))(config)
 
 
 def room_items(scene: Scene, config: Config) -> tuple[Item, ...]:

@@ -26,17 +26,19 @@ from pipeline.spatial.facts import Fact
 from pipeline.spatial.reasoning import PathStep
 from pipeline.spatial.relations import DIRECTIONS, DISTANCES, REGIONS, WALL_CONTACT, kind, relation_words
 from pipeline.spatial.topology import ROOM
+from pipeline.text.configs import Config
 from pipeline.text.items import RCC8_SETTING, Item, Query
+from pipeline.text.kinds import BASE, KINDS, Room, kind_of
 from pipeline.text.stories import Teller, sentences, text_seed, written_path
 from pipeline.text.words import Phrases, Wording, sentence, type_words
 
-TWIN_PREFIX = "twin_"
+KIND = KINDS["twin"]
+RECORD = Item
 _CODES = DIRECTIONS + REGIONS + WALL_CONTACT + DISTANCES  # the glossary's order
 
 
-def twin_config_name(config: str) -> str:
-    """"n5_m4_d144" -> "twin_n5_m4_d144"."""
-    return f"{TWIN_PREFIX}{config}"
+def rows(room: Room, config: Config) -> tuple[Item, ...]:
+    return twin_items(room.rows("base", config))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,7 +70,7 @@ class TwinWords:
 
 def draw_words(room_id: str, config: str, type_names: Sequence[str]) -> TwinWords:
     vocabulary = data_json("twins.json")
-    rng = Random(derive_seed(room_id, twin_config_name(config), "words"))
+    rng = Random(derive_seed(room_id, KIND.config_name(config), "words"))
     types = list(dict.fromkeys(type_names))
     objects = dict(zip(types, rng.sample(vocabulary["object_words"], len(types))))
     relations = dict(zip(_CODES, rng.sample(vocabulary["relation_words"], len(_CODES))))
@@ -79,8 +81,8 @@ def twin_items(items: Sequence[Item]) -> tuple[Item, ...]:
     """The twins of items (of any rooms and configurations), in the same order."""
     groups: dict[tuple[str, str, str, str], list[Item]] = {}
     for item in items:
-        if item.config.startswith(TWIN_PREFIX):
-            raise RoomspaceError(f"item {item.id} already is a twin")
+        if kind_of(item.config) is not BASE:
+            raise RoomspaceError(f"item {item.id} is not a base item: only those have twins")
         groups.setdefault((item.room_id, item.config, item.setting, item.view), []).append(item)
     twins = {}
     for group in groups.values():
@@ -103,7 +105,7 @@ def _twin_group(group: list[Item]) -> list[Item]:
     objects = tuple(dataclasses.replace(o, name=names[o.name]) for o in first.objects)
     phrases = Phrases([o.name for o in objects], [words.objects[type_words(o.type)] for o in objects])
     seed = text_seed(first.room_id, first.config, first.setting, first.view)
-    config = twin_config_name(first.config)
+    config = KIND.config_name(first.config)
     path = tuple(PathStep(fact(s.fact), names[s.reached], s.composed) for s in first.path)
     renamed = dict(config=config, facts=facts, query=query, objects=objects, story_order=tuple(order),
                    topology=tuple(map(fact, first.topology)), path=path)

@@ -31,14 +31,14 @@ VISION_AGENTS = f"vision_agent_{BASE}"
 def built(scenes, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("agents") / "roomspace-agents"
     configs = parse_configs(BASE)
-    build(BuildPlan(out.name, SCENE_SEED, 3, configs, vision=configs, agents=configs), scenes, out, workers=1,
+    build(BuildPlan.asked(out.name, SCENE_SEED, 3, configs, {"vision": configs, "agent": configs}), scenes, out, workers=1,
           progress=False)
     return out
 
 
 def test_the_build_writes_the_agent_configuration_beside_its_base(built, scenes, tmp_path):
     plain = tmp_path / "roomspace-agents"
-    build(BuildPlan(plain.name, SCENE_SEED, 3, parse_configs(BASE)), scenes, plain, workers=1, progress=False)
+    build(BuildPlan.asked(plain.name, SCENE_SEED, 3, parse_configs(BASE)), scenes, plain, workers=1, progress=False)
     identity = read_manifest(built)["identity"]
     assert identity["configs"] == [BASE, f"vision_{BASE}", AGENTS, VISION_AGENTS]
     assert BuildPlan.from_identity(identity).identity() == identity

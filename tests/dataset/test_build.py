@@ -23,7 +23,7 @@ ROOMS = 6
 
 
 def plan(rooms: int = ROOMS, shard_rooms: int = 100) -> BuildPlan:
-    return BuildPlan(name="roomspace-test", seed=SEED, rooms=rooms, configs=DEFAULT_CONFIGS, shard_rooms=shard_rooms)
+    return BuildPlan.asked("roomspace-test", SEED, rooms, DEFAULT_CONFIGS, shard_rooms=shard_rooms)
 
 
 def files(folder: Path) -> dict[str, bytes]:

@@ -18,8 +18,8 @@ BASE = "n3_m2_d81"
 
 
 def built_card(scenes: Path, out: Path, vision: bool) -> tuple[Path, DatasetCard]:
-    plan = BuildPlan("roomspace-card", SCENE_SEED, 2, parse_configs(BASE),
-                     vision=parse_configs(BASE) if vision else ())
+    plan = BuildPlan.asked("roomspace-card", SCENE_SEED, 2, parse_configs(BASE),
+                           {"vision": parse_configs(BASE)} if vision else {})
     build(plan, scenes, out, workers=1, progress=False)
     return out, DatasetCard.load(out / "README.md")
 

@@ -24,7 +24,7 @@ NAME = "roomspace-test"
 
 
 def plan(rooms: int = ROOMS) -> BuildPlan:
-    return BuildPlan(name=NAME, seed=SEED, rooms=rooms, configs=DEFAULT_CONFIGS, shard_rooms=3)
+    return BuildPlan.asked(NAME, SEED, rooms, DEFAULT_CONFIGS, shard_rooms=3)
 
 
 def files(folder: Path) -> dict[str, bytes]:
@@ -219,7 +219,7 @@ def test_validate_finds_damage_and_checks_nesting(scenes, reference, tmp_path):
     folder = tmp_path / "builds"
     large, small = folder / NAME, folder / "roomspace-small"
     build(plan(), scenes, large, workers=1, progress=False)
-    build(BuildPlan(name="roomspace-small", seed=SEED, rooms=5, configs=DEFAULT_CONFIGS, shard_rooms=3),
+    build(BuildPlan.asked("roomspace-small", SEED, 5, DEFAULT_CONFIGS, shard_rooms=3),
           scenes, small, workers=1, progress=False)
     report = validate(large, scenes=scenes)
     assert report.rows == 2 * ROOMS * ROWS_PER_ROOM and report.nested == ["roomspace-small"]

@@ -32,9 +32,10 @@ SPLIT_ROOMS = {"train": 2, "validation": 1, "test": 2}
 
 def plan(name: str, training: bool) -> BuildPlan:
     configs = parse_configs(BASE)
-    return BuildPlan(name, SCENE_SEED, SPLIT_ROOMS["test"], configs, vision=configs, twins=configs, agents=configs,
-                     train_rooms=SPLIT_ROOMS["train"] if training else 0,
-                     validation_rooms=SPLIT_ROOMS["validation"] if training else 0)
+    return BuildPlan.asked(name, SCENE_SEED, SPLIT_ROOMS["test"], configs,
+                           {"vision": configs, "twin": configs, "agent": configs},
+                           train_rooms=SPLIT_ROOMS["train"] if training else 0,
+                           validation_rooms=SPLIT_ROOMS["validation"] if training else 0)
 
 
 @pytest.fixture(scope="module")

@@ -30,7 +30,7 @@ VISION_SHARD = shard_path(f"vision_{BASE}", 1)
 @pytest.fixture(scope="module")
 def built(scenes, tmp_path_factory) -> Path:
     configs = parse_configs(BASE)
-    plan = BuildPlan("roomspace-v", SCENE_SEED, ROOMS, configs, shard_rooms=2, vision=configs, twins=configs)
+    plan = BuildPlan.asked("roomspace-v", SCENE_SEED, ROOMS, configs, {"vision": configs, "twin": configs}, shard_rooms=2)
     out = tmp_path_factory.mktemp("validate") / plan.name
     build(plan, scenes, out, workers=1, progress=False)
     return out

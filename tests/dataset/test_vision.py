@@ -15,7 +15,7 @@ from datasets import Dataset
 from handmade import room, thing
 from PIL import Image
 
-from pipeline.dataset.rows import VISION_FEATURES, check_row
+from pipeline.dataset.rows import check_row, features_of_config, row_json
 from pipeline.dataset.layout import questions
 from pipeline.dataset.vision import PAIRS_PER_VIEW, VISIBLE_OFFSET, story_labels, vision_questions, vision_rows
 from pipeline.errors import RoomspaceError
@@ -123,20 +123,20 @@ def test_yes_and_no_are_balanced_per_view(made):
 
 def test_a_row_per_image_read_back_a_question_per_row(made, tmp_path):
     scene, items, images, asked = made
-    rows = vision_rows(scene, items, images)
+    rows = [row_json(row) for row in vision_rows(scene, items, images)]
     assert [(r["id"], r["image_name"], r["room_index"]) for r in rows] == [
         (f"{scene.room_id}-vision_n5_m4_d144-{name}", name, scene.index) for name in ("top_down", "south_door")]
     assert [r["image"]["bytes"] for r in rows] == [images["top_down"], images["south_door"]]
     assert sum(len(r["items"]) for r in rows) == len(asked)
     path = tmp_path / "vision.parquet"
-    pq.write_table(pa.Table.from_pylist(rows, schema=VISION_FEATURES.arrow_schema), path)
+    pq.write_table(pa.Table.from_pylist(rows, schema=features_of_config("vision_n5_m4_d144").arrow_schema), path)
     (read,) = questions(pq.ParquetFile(path))
     assert read.to_pylist() == asked  # a question each, the image with it (none for a text question)
     assert [t.to_pylist() for t in questions(pq.ParquetFile(path), ["id", "image"], file_rows=1)] == [
         [{"id": q["id"], "image": q["image"]} for q in asked if q["image_name"] == name] for name in ("top_down", "south_door")]
 
     loaded = Dataset.from_parquet(str(path), cache_dir=str(tmp_path / "cache"))  # as load_dataset reads a config
-    assert loaded.features == VISION_FEATURES and len(loaded) == len(rows)
+    assert loaded.features == features_of_config("vision_n5_m4_d144") and len(loaded) == len(rows)
     for k, name in enumerate(("top_down", "south_door")):
         image = loaded[k]["image"]  # decoded by datasets.Image()
         original = Image.open(io.BytesIO(images[name]))

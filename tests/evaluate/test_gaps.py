@@ -23,6 +23,9 @@ def outcomes(correct: list[bool]) -> Outcomes:
 ROOMS = [f"s0-{k:06d}" for k in range(4)]
 
 
+X = "n5_m4_d144"  # a base configuration; the others are its kinds
+
+
 def test_every_kind_pairs_the_same_items_and_measures_the_difference():
     rows, correct = [], []
 
@@ -33,16 +36,16 @@ def test_every_kind_pairs_the_same_items_and_measures_the_difference():
     for room in ROOMS:
         for view in ("top_down", "north_facing"):
             for setting in ("o2", "layout"):
-                add(item("X", room, setting, view), view == "top_down")  # top-down right, door view wrong
-                add(item("twin_X", room, setting, view), False)  # every twin wrong
-                add(item("vision_X", room, setting, view, modality="image+story"), True)
+                add(item(X, room, setting, view), view == "top_down")  # top-down right, door view wrong
+                add(item(f"twin_{X}", room, setting, view), False)  # every twin wrong
+                add(item(f"vision_{X}", room, setting, view, modality="image+story"), True)
             for pair in range(3):  # each pair question three ways: right from text, from images when pair > 0
-                add(item("vision_X", room, "none", view, modality="image", pair=pair), pair > 0)
-                add(item("vision_X", room, "centres", view, modality="text", pair=pair), True)
-                add(item("vision_X", room, "centres", view, modality="image+text", pair=pair), pair == 2)
-    found = {gap.kind: gap for gap in paired_gaps(rows, ["X", "vision_X", "twin_X"], {"m": outcomes(correct)}, 0)
-             if gap.configs in ("X / twin_X", "X", "vision_X / X", "vision_X") and gap.measure == "YN accuracy"
-             and (gap.kind, gap.configs) != ("view", "vision_X")}
+                add(item(f"vision_{X}", room, "none", view, modality="image", pair=pair), pair > 0)
+                add(item(f"vision_{X}", room, "centres", view, modality="text", pair=pair), True)
+                add(item(f"vision_{X}", room, "centres", view, modality="image+text", pair=pair), pair == 2)
+    found = {gap.kind: gap for gap in paired_gaps(rows, [X, f"vision_{X}", f"twin_{X}"], {"m": outcomes(correct)}, 0)
+             if gap.configs in (f"{X} / twin_{X}", X, f"vision_{X} / {X}", f"vision_{X}") and gap.measure == "YN accuracy"
+             and (gap.kind, gap.configs) != ("view", f"vision_{X}")}
     assert found["twin"].result.pairs == 16 and found["twin"].result.difference == pytest.approx(0.5)
     assert found["view"].result.pairs == 8 and found["view"].result.difference == pytest.approx(1.0)
     assert found["image+story vs story"].result.difference == pytest.approx(0.5)

@@ -40,7 +40,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is depre
 def small(scenes, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("inspect") / "roomspace-inspect"
     configs = parse_configs(BASE)
-    build(BuildPlan("roomspace-inspect", SCENE_SEED, 2, configs, vision=configs, twins=configs), scenes, out,
+    build(BuildPlan.asked("roomspace-inspect", SCENE_SEED, 2, configs, {"vision": configs, "twin": configs}), scenes, out,
           workers=1, progress=False)
     return out
 

@@ -80,7 +80,7 @@ class StubChatServer:
 @pytest.fixture(scope="module")
 def built(scenes, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("lm-eval") / "roomspace-lmeval"
-    build(BuildPlan("roomspace-lmeval", SCENE_SEED, 2, parse_configs(",".join(CONFIGS))), scenes, out,
+    build(BuildPlan.asked("roomspace-lmeval", SCENE_SEED, 2, parse_configs(",".join(CONFIGS))), scenes, out,
           workers=1, progress=False)
     return out
 

@@ -86,7 +86,7 @@ def right_wrong_or_unparseable(row: dict) -> str:
 @pytest.fixture(scope="module")
 def built(scenes, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("lmms-eval") / "roomspace-lmms"
-    build(BuildPlan("roomspace-lmms", SCENE_SEED, 2, parse_configs("n5_m4_d81"), vision=parse_configs("n5_m4_d81")),
+    build(BuildPlan.asked("roomspace-lmms", SCENE_SEED, 2, parse_configs("n5_m4_d81"), {"vision": parse_configs("n5_m4_d81")}),
           scenes, out, workers=1, progress=False)
     return out
 

@@ -17,7 +17,7 @@ SWEEP = [config.name for config in parse_configs("sweep")]
 @pytest.fixture(scope="module")
 def sweep(scenes, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("build") / "roomspace-sweep-test"
-    build(BuildPlan("roomspace-sweep-test", SEED, 2, parse_configs("sweep")), scenes, out, workers=1, progress=False)
+    build(BuildPlan.asked("roomspace-sweep-test", SEED, 2, parse_configs("sweep")), scenes, out, workers=1, progress=False)
     return out
 
 

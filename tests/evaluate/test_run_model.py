@@ -4,6 +4,7 @@ lets an interrupted run resume."""
 
 import base64
 import json
+import re
 import socket
 import threading
 from collections import Counter
@@ -18,7 +19,7 @@ from pipeline.cli import main
 from pipeline.dataset.build import BuildPlan, build
 from pipeline.dataset.layout import questions
 from pipeline.errors import RoomspaceError
-from pipeline.evaluate.model_runner import PROMPTS_PER_SLOT, AnswerCache, Endpoint, Retry, run_model
+from pipeline.evaluate.model_runner import GIVE_UP_AFTER, PROMPTS_PER_SLOT, AnswerCache, Endpoint, Retry, run_model
 from pipeline.evaluate.prompts import Prompt
 from pipeline.text.configs import parse_configs
 from pipeline.text.items import ROWS_PER_ROOM
@@ -40,6 +41,7 @@ class ChatServer:
         self.bodies: list[dict] = []
         self.images: list[tuple[str, bytes]] = []  # (text, PNG) of every request that carried an image
         self.cut_everything = False  # answer every request as if stopped at the length limit
+        self.fixed = False  # "broken" prompts are answered like plain ones
         self.lock = threading.Lock()
         self.pair = threading.Barrier(2, timeout=TIMEOUT)
         self.retried = threading.Event()
@@ -97,6 +99,8 @@ class ChatServer:
             return
         if kind == "slow":
             self.retried.set()
+        if kind == "broken" and not self.fixed:
+            return self.send(handler, 500, b'{"error": "CUDA out of memory"}')
         if kind == "garbage":
             return self.send(handler, 200, b"<html>gateway says hi</html>")
         if kind == "empty":
@@ -179,6 +183,46 @@ def test_a_rerun_asks_only_what_is_not_cached_and_survives_a_cut_cache_line(serv
     assert run_model(PROMPTS[:1], other_model, out, cache, retry=FAST, progress=False).asked == 1
 
 
+NO_WAIT = Retry(attempts=2, backoff=0.0)  # no time between attempts: these tests do not depend on time
+
+
+def test_an_endpoint_answering_only_500_stops_early_with_its_last_error(server, tmp_path):
+    """It retried every prompt 5 times with backoff (hours for a few thousand prompts) before saying that
+    none had an answer; it stops after GIVE_UP_AFTER failed prompts in a row, and a re-run resumes."""
+    out, cache = tmp_path / "p.jsonl", tmp_path / "c.jsonl"
+    prompts = [Prompt("a", "plain one"), Prompt("b", "plain two")] + [Prompt(f"x{k}", f"broken {k}") for k in range(40)]
+    with pytest.raises(RoomspaceError) as stopped:
+        run_model(prompts, endpoint(server), out, cache, concurrency=1, retry=NO_WAIT, progress=False)
+    message = str(stopped.value)
+    assert "\n" not in message and f"stopped after {GIVE_UP_AFTER} prompts in a row failed 2 attempts" in message
+    assert "HTTP 500" in message and "CUDA out of memory" in message and f"2 answers of this run are kept in {cache}" in message
+    broken = sum(count for text, count in server.seen.items() if text.startswith("broken"))
+    assert broken == GIVE_UP_AFTER * NO_WAIT.attempts  # one request at a time: not one prompt more
+    assert len(AnswerCache(cache).answers) == 2 and not out.exists()
+    server.fixed = True
+    report = run_model(prompts, endpoint(server), out, cache, concurrency=1, retry=NO_WAIT, progress=False)
+    assert (report.cached, report.asked, report.failed) == (2, 40, 0)
+
+
+def test_an_endpoint_answering_only_garbage_stops_and_the_bar_counts_failures(server, tmp_path, capsys):
+    concurrency = 3
+    prompts = [Prompt(f"g{k}", f"garbage {k}") for k in range(60)]
+    with pytest.raises(RoomspaceError, match="prompts in a row failed 2 attempts each .last: not a chat completion"):
+        run_model(prompts, endpoint(server), tmp_path / "p.jsonl", tmp_path / "c.jsonl", concurrency=concurrency,
+                  retry=NO_WAIT)
+    # the requests in flight when it gave up finish; nothing queued behind them is asked
+    assert sum(server.seen.values()) <= (GIVE_UP_AFTER + concurrency - 1) * NO_WAIT.attempts
+    assert re.search(r"\d+ failed, last: not a chat completion: '<html>", capsys.readouterr().err)
+
+
+def test_failures_between_answers_do_not_stop_the_run(server, tmp_path, capsys):
+    prompts = [Prompt(f"p{k}", f"broken {k}" if k % 2 == 0 else f"plain {k}") for k in range(7)]
+    report = run_model(prompts, endpoint(server), tmp_path / "p.jsonl", tmp_path / "c.jsonl", concurrency=1,
+                       retry=Retry(attempts=1, backoff=0.0, give_up_after=2))
+    assert (report.asked, report.failed) == (3, 4)
+    assert "4 failed, last: HTTP 500 Internal Server Error" in capsys.readouterr().err
+
+
 def test_a_request_that_times_out_is_asked_again(server, tmp_path):
     held = Endpoint(endpoint(server).url, "test-model", timeout=HELD_TIMEOUT)
     report = run_model([Prompt("s", "slow one")], held, tmp_path / "p.jsonl", tmp_path / "c.jsonl",
@@ -227,7 +271,7 @@ def test_chat_url_accepts_the_usual_base_urls():
 
 def test_run_model_then_score_from_the_command_line(server, scenes, tmp_path, capsys, monkeypatch):
     built = tmp_path / "roomspace-run-test"
-    build(BuildPlan(built.name, SCENE_SEED, 2, parse_configs("n3_m2_d81")), scenes, built, workers=1, progress=False)
+    build(BuildPlan.asked(built.name, SCENE_SEED, 2, parse_configs("n3_m2_d81")), scenes, built, workers=1, progress=False)
     preds = tmp_path / "preds.jsonl"
     argv = ["run-model", str(built), "--base-url", server.url, "--model", "test-model", "--out", str(preds),
             "--concurrency", "4", "--api-key-env", "ROOMSPACE_TEST_KEY", "--quiet", "--style", "paper"]
@@ -339,7 +383,7 @@ def vision_build(scenes, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("vision") / "roomspace-vision-test"
     configs = parse_configs(VISION_BASE)
     own_scenes = linked_scenes(scenes, tmp_path_factory.mktemp("vision-scenes"))  # the train house is sampled there
-    build(BuildPlan(out.name, SCENE_SEED, 2, configs, vision=configs, agents=configs, train_rooms=1), own_scenes, out,
+    build(BuildPlan.asked(out.name, SCENE_SEED, 2, configs, {"vision": configs, "agent": configs}, train_rooms=1), own_scenes, out,
           workers=1, progress=False)
     return out
 

@@ -121,7 +121,7 @@ def write_lines(path: Path, records: list) -> Path:
 def built(scenes, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("build") / "roomspace-score-test"
     base = parse_configs(CONFIGS)
-    build(BuildPlan("roomspace-score-test", SEED, ROOMS, base, vision=base[:1], twins=base[:1]), scenes, out,
+    build(BuildPlan.asked("roomspace-score-test", SEED, ROOMS, base, {"vision": base[:1], "twin": base[:1]}), scenes, out,
           workers=1, progress=False)
     return out
 

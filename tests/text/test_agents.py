@@ -5,14 +5,14 @@ from collections import Counter
 import pytest
 from conftest import SCENE_COUNT, SCENE_SEED
 
-from pipeline.dataset.rows import agents_table, check_row
+from pipeline.dataset.rows import check_row, records_table
 from pipeline.scene.scene_file import load_scene, scene_path
 from pipeline.spatial.checker import answer_set
 from pipeline.spatial.facts import SETTINGS
 from pipeline.spatial.frames import FACINGS, quarters, seen_facing, seen_set, turn
 from pipeline.spatial.relations import DIRECTIONS, direction, relation_words
 from pipeline.testing.oracle import oracle_answer_set
-from pipeline.text.agents import AGENT, FRAME_CHANGES, KINDS, agent_items
+from pipeline.text.agents import AGENT, FRAME_CHANGES, FRAMINGS, agent_items
 from pipeline.text.configs import Config
 from pipeline.text.items import room_items
 from pipeline.text.prompts import row_prompt
@@ -41,7 +41,7 @@ def plan_answer(row) -> frozenset[str]:
 def test_every_kind_of_every_setting_is_asked_both_ways(rooms):
     for scene, _, rows in rooms:
         assert Counter((r.setting, r.kind, r.question_type) for r in rows) == Counter(
-            {(s, k, q): 1 for s in SETTINGS for k in KINDS for q in ("FR", "YN")})
+            {(s, k, q): 1 for s in SETTINGS for k in FRAMINGS for q in ("FR", "YN")})
         assert all(r.config == "agent_n5_m4_d144" and r.id.startswith(scene.room_id) for r in rows)
         assert len({r.id for r in rows}) == len(rows)
 
@@ -107,7 +107,7 @@ def test_turning_the_room_and_the_observer_together_changes_no_answer(rooms):
 
 def test_rows_fit_the_schema_and_their_prompts_rebuild_from_the_row(rooms):
     _, _, rows = rooms[0]
-    table = agents_table(rows, "agent_n5_m4_d144")
+    table = records_table(rows, "agent_n5_m4_d144")
     for plain in table.to_pylist():
         check_row(plain)
         assert row_prompt(plain) == plain["prompt"]

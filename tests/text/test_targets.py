@@ -3,7 +3,7 @@
 import pytest
 from handmade import handmade_scene
 
-from pipeline.dataset.rows import agents_table, items_table
+from pipeline.dataset.rows import items_table, records_table
 from pipeline.evaluate.answers import parse_answer
 from pipeline.spatial.relations import DIRECTIONS, direction
 from pipeline.text.agents import agent_items
@@ -23,7 +23,7 @@ def rows() -> list[dict]:
         for config in CONFIGS:
             made = room_items(handmade_scene(index), config)
             items.extend(made + twin_items(made))
-            agents.extend(agents_table(agent_items(handmade_scene(index), made), f"agent_{config.name}").to_pylist())
+            agents.extend(records_table(agent_items(handmade_scene(index), made), f"agent_{config.name}").to_pylist())
     return items_table(items).to_pylist() + agents
 
 

@@ -12,7 +12,8 @@ from pipeline.spatial.facts import SETTINGS
 from pipeline.spatial.relations import relation_words
 from pipeline.text.configs import Config
 from pipeline.text.items import RCC8_SETTING, room_items
-from pipeline.text.twins import draw_words, twin_config_name, twin_items
+from pipeline.text.kinds import KINDS
+from pipeline.text.twins import draw_words, twin_items
 from pipeline.text.words import type_words
 
 CONFIGS = (Config(5, 4, 12), Config(6, 8, 9))
@@ -31,7 +32,7 @@ def pairs():
 
 def test_twins_keep_every_answer_and_the_checker_agrees(pairs):
     for item, twin in pairs:
-        assert twin.config == twin_config_name(item.config) == f"twin_{item.config}"
+        assert twin.config == KINDS["twin"].config_name(item.config) == f"twin_{item.config}"
         assert twin.id == item.id.replace(f"-{item.config}-", f"-{twin.config}-")
         for field in ("answer_set", "answer", "candidate", "options", "true_relation", "setting", "view", "hops",
                       "question_type", "path_decides", "tightness", "layout_decides"):
@@ -107,5 +108,5 @@ def test_twins_are_pure_and_refuse_to_twin_twice(pairs):
     twins = twin_items(items)
     assert twin_items(items) == twins
     assert twin_items(items[:1]) == twins[:1]  # an FR item alone gets the same twin
-    with pytest.raises(RoomspaceError, match="already is a twin"):
+    with pytest.raises(RoomspaceError, match="is not a base item"):
         twin_items(twins)
