@@ -9,8 +9,10 @@ prompt order, then sample order.
 Requests run on a thread pool. 5xx, 408 and 429 answers, timeouts, dropped connections and
 garbage (a body that is not a chat completion, or one whose content is null without a length stop) are retried with
 exponential backoff; a prompt that still fails is written with "prediction": null and its error,
-which `score` counts as no answer. Any other 4xx (a wrong key or model name), or an endpoint that
-cannot be reached at all, stops the run: every other prompt would fail the same way. An empty
+which `score` counts as no answer, and counted on the progress bar as it happens. Any other 4xx (a
+wrong key or model name), an endpoint that cannot be reached at all, or GIVE_UP_AFTER prompts in a
+row failing every attempt (an endpoint answering only 5xx or garbage) stops the run with the
+endpoint's last error: every other prompt would fail the same way. An empty
 answer is an answer (unparseable to `score`); one the endpoint stopped at its length limit
 (finish_reason "length") is kept as cut and marked "truncated", a null one as "" (a reasoning
 model that spent its budget before answering).
@@ -44,6 +46,12 @@ from pipeline.evaluate.prompts import Prompt
 from pipeline.files import write_atomic
 
 RETRIED_STATUS = frozenset({408, 429})  # besides every 5xx
+# Prompts in a row (no answer between them) that fail every attempt before the run stops. A prompt fails
+# only after all its attempts (5, about 15 s of backoff, by default), so on an endpoint that works, failures
+# are rare and isolated; 10 in a row, 50 requests without one answer, is an endpoint that answers only
+# 5xx or garbage. Stopping there takes about a minute rather than hours (3,400 prompts x 5 attempts), and
+# the answers already given are in the cache, so a re-run once the server is fixed resumes.
+GIVE_UP_AFTER = 10
 PROMPTS_PER_SLOT = 4  # requests queued per slot: a reserve that keeps every slot busy while the next shard is read
 
 
@@ -89,6 +97,7 @@ class Endpoint:
 class Retry:
     attempts: int = 5  # requests per prompt at most
     backoff: float = 1.0  # seconds before the second request, doubled for each one after
+    give_up_after: int = GIVE_UP_AFTER  # failed prompts in a row that stop the run
 
 
 def ask_once(endpoint: Endpoint, prompt: Prompt) -> Answer:
@@ -102,10 +111,10 @@ def ask_once(endpoint: Endpoint, prompt: Prompt) -> Answer:
         with urllib.request.urlopen(request, timeout=endpoint.timeout) as response:
             payload = response.read()
     except urllib.error.HTTPError as error:
-        detail = f"HTTP {error.code} {error.reason}"
+        detail = f"HTTP {error.code} {error.reason}: {_body(error)}"
         if error.code >= 500 or error.code in RETRIED_STATUS:
             raise EndpointFailure(detail) from None
-        raise RoomspaceError(f"{endpoint.url} refused the request: {detail}: {_snippet(error.read())}") from None
+        raise RoomspaceError(f"{endpoint.url} refused the request: {detail}") from None
     except urllib.error.URLError as error:
         if isinstance(error.reason, TimeoutError):
             raise EndpointFailure(f"no answer within {endpoint.timeout:g} s") from None
@@ -125,6 +134,18 @@ def ask_once(endpoint: Endpoint, prompt: Prompt) -> Answer:
     if not isinstance(content, str):
         raise EndpointFailure(f"not a chat completion: {_snippet(payload)}")
     return Answer(content, truncated)
+
+
+def _body(error: urllib.error.HTTPError) -> str:
+    """The start of an error reply's body (the server's own words: "CUDA out of memory", "model not found")."""
+    try:
+        return _snippet(error.read())
+    except (OSError, http.client.HTTPException):
+        return "(no body)"
+
+
+def _short(text: str, most: int = 60) -> str:
+    return text if len(text) <= most else text[:most - 3] + "..."
 
 
 def _snippet(payload: bytes) -> str:
@@ -224,16 +245,34 @@ def run_model(prompts: Iterable[Prompt], endpoint: Endpoint, out: Path, cache_pa
     images = cached = 0
     stop = threading.Event()
     pending: set[Future] = set()
+    in_a_row = 0  # prompts failed since the last answer, in the order they finished
+    lock = threading.Lock()
 
     def job(index: int, prompt: Prompt, prompt_hash: str, sample: int) -> None:
+        nonlocal in_a_row
+        if stop.is_set():
+            return  # queued before the run gave up
         try:
             answer = ask(endpoint, prompt, retry, stop)
         except EndpointFailure as error:
-            errors[index, sample] = str(error)
-        else:
-            cache.put(endpoint.model, prompt_hash, sample, answer)
+            with lock:
+                errors[index, sample] = str(error)
+                in_a_row += 1
+                bar.set_postfix_str(f"{len(errors)} failed, last: {_short(str(error))}", refresh=False)
+                bar.update()
+                if in_a_row >= retry.give_up_after and not stop.is_set():
+                    stop.set()  # the requests in flight give up at their next backoff
+                    kept = len(answers)
+                    raise RoomspaceError(
+                        f"{endpoint.url}: stopped after {in_a_row} prompts in a row failed {retry.attempts} attempts "
+                        f"each (last: {error}); {kept} answers of this run are kept in {cache.path}; re-run the "
+                        "same command once the endpoint answers, and only what is missing is asked") from None
+            return
+        cache.put(endpoint.model, prompt_hash, sample, answer)
+        with lock:
             answers[index, sample] = answer
-        bar.update()
+            in_a_row = 0
+            bar.update()
 
     count = len(prompts) if isinstance(prompts, Sized) else count
     total = None if count is None else count * samples
