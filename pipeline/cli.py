@@ -300,6 +300,43 @@ def cmd_score(args: argparse.Namespace) -> None:
             print(f"plot: {path}", file=sys.stderr)
 
 
+def add_audit(commands) -> None:
+    audit = commands.add_parser("audit", help="how much a model answers without the story or image: prior-only "
+                                              "baselines per configuration, setting and question type")
+    add_source(audit)
+    audit.add_argument("--config", help=ANY_CONFIGS)
+    audit.add_argument("--seed", type=int, default=0, help="seed of the halves of the rooms (without a train split)")
+    audit.add_argument("--max-yn", type=percent, metavar="P",
+                       help="exit non-zero when a cell's blind YN accuracy passes P percent")
+    audit.add_argument("--max-fr", type=percent, metavar="P",
+                       help="exit non-zero when a cell's blind FR exact accuracy passes P percent")
+    audit.add_argument("--min-questions", type=positive_int, default=100,
+                       help="cells with fewer questions are printed but not held to the limits (default: 100)")
+    add_split(audit)
+    audit.set_defaults(run=cmd_audit)
+
+
+def percent(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percentage, got {text!r}") from None
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 100, got {text}")
+    return value / 100
+
+
+def cmd_audit(args: argparse.Namespace) -> None:
+    from pipeline.evaluate.audit import audit_source, audit_table, over_limits
+
+    cells, fitted_on = audit_source(args.source, args.config, args.split, args.seed)
+    print(f"blind baselines fitted on {fitted_on}; accuracies in percent\n")
+    print(audit_table(cells))
+    over = over_limits(cells, args.max_yn, args.max_fr, args.min_questions)
+    if over:
+        raise RoomspaceError(f"{len(over)} cells pass the limits, the highest {max(over, key=lambda c: c.blind).describe()}")
+
+
 def add_run_model(commands) -> None:
     from pipeline.text.prompts import DEFAULT_STYLE, STYLES
 
@@ -387,7 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="roomspace", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (add_scenes, add_build, add_validate, add_push, add_schemas, add_prompts, add_export, add_score,
-                add_run_model, add_render):
+                add_audit, add_run_model, add_render):
         add(commands)
     return parser
 

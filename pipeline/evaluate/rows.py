@@ -41,6 +41,7 @@ class BenchmarkRows:
     files: dict[str, tuple[Path, ...]]  # configuration -> its Parquet files of `split`, in row order
     default: str | None  # the configuration the card marks as default
     split: str = DATASET_SPLIT
+    splits: tuple[str, ...] = (DATASET_SPLIT,)  # every split the source has
 
     def choose(self, configs: str | None) -> tuple[str, ...]:
         """`configs` (comma-separated names) checked against what is here; None means every one."""
@@ -111,7 +112,7 @@ def _built(location: str, out: Path, split: str) -> BenchmarkRows:
         raise _no_split(location, split, build_splits(manifest))
     configs = build_configs(manifest)
     files = {config: tuple(shard_files(out, manifest, config, split)) for config in configs}
-    return BenchmarkRows(location, configs, files, configs[0] if configs else None, split)
+    return BenchmarkRows(location, configs, files, configs[0] if configs else None, split, build_splits(manifest))
 
 
 def _snapshot(location: str, folder: Path, split: str) -> BenchmarkRows:
@@ -127,6 +128,8 @@ def _snapshot(location: str, folder: Path, split: str) -> BenchmarkRows:
     if not configs:
         raise RoomspaceError(f"{location}: its {CARD} declares no configurations (not a roomspace dataset card)")
     files = {}
+    splits = tuple(dict.fromkeys(part.get("split", DATASET_SPLIT) for entry in configs.values()
+                                 for part in entry.get("data_files", [])))
     for name, entry in configs.items():
         parts = entry.get("data_files", [])
         patterns = [part["path"] for part in parts if part.get("split", DATASET_SPLIT) == split]
@@ -137,7 +140,7 @@ def _snapshot(location: str, folder: Path, split: str) -> BenchmarkRows:
             raise RoomspaceError(f"{location}: configuration {name} has no Parquet files ({', '.join(patterns)})")
         files[name] = tuple(found)
     default = next((name for name, entry in configs.items() if entry.get("default")), None)
-    return BenchmarkRows(location, tuple(configs), files, default, split)
+    return BenchmarkRows(location, tuple(configs), files, default, split, splits)
 
 
 def _download(repo: str) -> Path:
