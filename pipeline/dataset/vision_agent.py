@@ -3,7 +3,8 @@
 Each agent row (pipeline.text.agents) goes with the image of its story's frame: the plan, the
 door view, or the first-person view from the story's observer (pipeline.render.door.pose_png,
 labelled as the base stories name the objects); then pair questions on the first-person image,
-answered by the relation of the centres as the observer sees it. The image rows are `AgentImage`,
+answered by the relation of the centres as the observer sees it (`seen_pair_questions` of
+pipeline.text.pictured, given the labels the image records). The image rows are `AgentImage`,
 the kind's RECORD, read a question per row like the vision kind's.
 """
 
@@ -11,30 +12,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from random import Random
 
-from pipeline.data import data_json
-from pipeline.dataset.vision import IMAGE_OF_STORY, Pictured, VisionImage, _draw_pairs, room_images, room_labels
+from pipeline.dataset.vision import IMAGE_OF_STORY, VisionImage, room_images, room_labels
 from pipeline.errors import RoomspaceError
 from pipeline.render.door import pose_png
 from pipeline.render.png import image_labels
-from pipeline.scene.records import Scene, SceneObject
-from pipeline.seeding import derive_seed
-from pipeline.spatial.frames import OBSERVER, seen_facing
-from pipeline.spatial.relations import DIRECTIONS, direction_of_points, relation_words
-from pipeline.text.agents import AgentItem, Pose, observer_frame
+from pipeline.scene.records import Scene
+from pipeline.text.agents import AgentItem
 from pipeline.text.configs import Config
-from pipeline.text.items import Query, init_fields
+from pipeline.text.items import init_fields
 from pipeline.text.kinds import KINDS, Room, parse
-from pipeline.text.prompts import AGENT_VIEW, IMAGE_ONLY_SETTING
-from pipeline.text.words import Phrases, sentence, type_words
+from pipeline.text.pictured import AgentVisionItem, seen_pair_questions
 
 KIND = KINDS["vision_agent"]
-
-
-@dataclass(frozen=True)
-class AgentVisionItem(Pictured, AgentItem):
-    """A question of a vision_agent configuration: an agent row asked with the image of its story's frame."""
 
 
 @dataclass(frozen=True)
@@ -87,45 +77,7 @@ def agent_vision_rows(scene: Scene, rows: Sequence[AgentItem], images: Mapping[s
     observer = next(row.story_pose for row in rows if row.kind == "agent")
     shown_labels = labels["first_person"]
     if shown_labels is not None:
-        shown = [o for o in scene.prominent if o.id in shown_labels]
-        asked["first_person"].extend(_seen_pair_questions(scene, rows[0], config, observer, shown, shown_labels))
+        asked["first_person"].extend(seen_pair_questions(scene, rows[0], config, observer, shown_labels))
     return [AgentImage(f"{scene.room_id}-{config}-{name}", scene.room_id, scene.index, config, name, images[name],
                        tuple(questions))
             for name, questions in asked.items() if questions]
-
-
-def _seen_pair_questions(scene: Scene, row: AgentItem, config: str, observer: Pose, shown: Sequence[SceneObject],
-                         labels: Mapping[str, str]) -> list[AgentVisionItem]:
-    """FR and YN questions about clear pairs of the first-person image, in the observer's words."""
-    rng = Random(derive_seed(scene.room_id, config, "image", "first_person"))
-    chosen, yes = _draw_pairs(shown, rng)
-    names = [labels[o.id] for o in shown]
-    phrases = Phrases(names, [type_words(o.type) for o in shown])
-    seen = data_json("agents.json")["seen"]
-    yes_word, no_word = data_json("templates.json")["yes_no"]
-    common = dict(
-        init_fields(row, AgentItem), config=config, setting=IMAGE_ONLY_SETTING, story=observer_frame(observer, rng), facts=(),
-        answer_set_size=1, hops=0, objects=(), topology=(), path=(), path_text="", path_decides=False,
-        tightness=0.0, layout_decides=False, story_order=tuple(names), kind="agent", story_view=AGENT_VIEW,
-        story_pose=observer, question_pose=observer, frame_changes=0, frame_angle=0,
-        modality="image", image_name="first_person",
-    )
-    labels_seen = tuple(relation_words(c, OBSERVER, "label") for c in DIRECTIONS)
-    out = []
-    for k, (a, b) in enumerate(chosen):
-        truth = seen_facing(direction_of_points((a.x, a.z), (b.x, b.z)), observer.facing)
-        subject, obj = phrases.ref(labels[a.id]), phrases.ref(labels[b.id])
-        candidate = truth if k in yes else rng.choice([c for c in DIRECTIONS if c != truth])
-        pair = dict(common, answer_set=(truth,), true_relation=truth, continuous_relation=truth, pair=k,
-                    query=Query(labels[a.id], labels[b.id]))
-        prefix = f"{scene.room_id}-{config}-{IMAGE_ONLY_SETTING}-first_person-p{k}"
-        out.append(AgentVisionItem(**{
-            **pair, "id": f"{prefix}-FR", "question_type": "FR", "candidate": None, "options": labels_seen,
-            "question": sentence(rng.choice(seen["FR"]).format(a=subject, b=obj)),
-            "answer": relation_words(truth, OBSERVER, "label")}))
-        out.append(AgentVisionItem(**{
-            **pair, "id": f"{prefix}-YN", "question_type": "YN", "candidate": candidate, "options": (yes_word, no_word),
-            "question": sentence(rng.choice(seen["YN"]).format(a=subject, b=obj,
-                                                               relation=relation_words(candidate, OBSERVER, "phrase"))),
-            "answer": yes_word if candidate == truth else no_word}))
-    return out

@@ -39,7 +39,7 @@ from pipeline.spatial.grid import Cell
 from pipeline.spatial.reasoning import PathStep, reasoning_path
 from pipeline.spatial.relations import DIRECTIONS, direction, direction_of_points, region, relation_words
 from pipeline.text.configs import Config
-from pipeline.text.items import LABELS, YES_NO, Item, Query, asked_no, fr_answer, init_fields
+from pipeline.text.items import Item, Query, asked_no, init_fields, question_pair
 from pipeline.text.kinds import KINDS, Room
 from pipeline.text.prompts import AGENT_VIEW
 from pipeline.text.stories import Teller, sentences, written_path
@@ -159,11 +159,7 @@ def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
         candidate = asked.choice(tuple(c for c in DIRECTIONS if c not in answer) if k in ask_no else answer)
         fr_text, yn_text = _questions(common["kind"], wording, common["query"].pair, common["question_pose"],
                                       common["story_pose"], said, candidate, asked)
-        out.append(AgentItem(**{**common, "id": f"{common['id']}-FR", "question_type": "FR", "question": fr_text,
-                                "options": LABELS[OBSERVER], "candidate": None, "answer": fr_answer(answer, OBSERVER)}))
-        out.append(AgentItem(**{**common, "id": f"{common['id']}-YN", "question_type": "YN", "question": yn_text,
-                                "options": YES_NO, "candidate": candidate,
-                                "answer": YES_NO[0] if candidate in answer else YES_NO[1]}))
+        out.extend(question_pair(AgentItem, common, common["id"], fr_text, yn_text, candidate))
     return tuple(out)
 
 

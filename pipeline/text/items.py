@@ -15,10 +15,11 @@ Arrow schema and JSON Schema from its fields.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from random import Random
+from types import MappingProxyType
 
 from pipeline.data import data_json
 from pipeline.scene.records import Point, Scene, SceneObject
@@ -115,10 +116,33 @@ class Item:
             story_view=getattr(self, "story_view", None), moved=getattr(self, "frame_changes", 0) > 0))
 
 
+# The reasoning fields of a question with no story facts to reason from (an rcc8 question, whose
+# story states footprints, keeps its room's objects and topology; a vision pair question has none):
+# one answer, no facts, no path, nothing for the difficulty measures.
+NO_REASONING: Mapping[str, object] = MappingProxyType(dict(
+    facts=(), answer_set_size=1, hops=0, objects=(), topology=(), path=(), path_text="", path_decides=False,
+    tightness=0.0, layout_decides=False,
+))
+
+
 def init_fields(item: Item, record: type = Item) -> dict:
     """The fields `record` (Item or a record made from it) is made from: a copy of `item` as another
     record, or with other values, is made from these, and its prompt is made again."""
     return {f.name: getattr(item, f.name) for f in dataclasses.fields(record) if f.init}
+
+
+def question_pair(record: type[Item], fields: Mapping, prefix: str, fr_question: str, yn_question: str,
+                  candidate: str) -> tuple[Item, Item]:
+    """One question asked as FR and as YN: two `record`s made from `fields` (the rest of their fields,
+    with its `view` and `answer_set`; any id, question or answer in it is replaced), ids `<prefix>-FR`
+    and `<prefix>-YN`. The FR row offers the view's labels and answers with the answer set's; the YN
+    row asks about `candidate` (a code) and answers Yes iff the answer set holds it."""
+    answer, view = fields["answer_set"], fields["view"]
+    return (record(**{**fields, "id": f"{prefix}-FR", "question_type": "FR", "question": fr_question,
+                      "options": LABELS[view], "candidate": None, "answer": fr_answer(answer, view)}),
+            record(**{**fields, "id": f"{prefix}-YN", "question_type": "YN", "question": yn_question,
+                      "options": YES_NO, "candidate": candidate,
+                      "answer": YES_NO[0] if candidate in answer else YES_NO[1]}))
 
 
 def oriented(facts: dict[str, tuple[Fact, ...]], flipped: set[tuple[str, str]]) -> dict[str, tuple[Fact, ...]]:
@@ -313,16 +337,8 @@ def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, objects
             texts = teller.setting(scene.room_type, scene.side, said, order, view, query.pair, pool,
                                    text_seed(room_id, name, setting, view))
             per_view = dict(common, view=view, story=texts.story, path_text=path_texts[view])
-            items.append(Item(
-                id=f"{room_id}-{name}-{setting}-{view}-FR", question_type="FR",
-                question=texts.fr_question, options=LABELS[view], candidate=None,
-                answer=fr_answer(answer, view), **per_view,
-            ))
-            items.append(Item(
-                id=f"{room_id}-{name}-{setting}-{view}-YN", question_type="YN",
-                question=texts.yn_question, options=YES_NO, candidate=texts.candidate,
-                answer=yes if texts.candidate in answer else no, **per_view,
-            ))
+            items.extend(question_pair(Item, per_view, f"{room_id}-{name}-{setting}-{view}", texts.fr_question,
+                                       texts.yn_question, texts.candidate))
 
     asked = Random(derive_seed(room_id, name, RCC8_SETTING))
     rcc8_pair, truth = rcc8_query(topology, asked)
@@ -333,10 +349,9 @@ def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, objects
         text, question = teller.rcc8(scene.room_type, scene.side, stated, order, view, rcc8_pair.pair, candidate,
                                      text_seed(room_id, name, RCC8_SETTING, view))
         items.append(Item(
-            **shared, id=f"{room_id}-{name}-{RCC8_SETTING}-{view}-YN", setting=RCC8_SETTING, view=view,
-            question_type="YN", story=text, question=question, options=YES_NO,
-            answer=yes if candidate == truth else no, answer_set=(truth,), answer_set_size=1, candidate=candidate,
-            true_relation=truth, continuous_relation=truth, query=rcc8_pair, facts=(), hops=0,
-            path=(), path_text="", path_decides=False, tightness=0.0, layout_decides=False,
+            **{**NO_REASONING, **shared}, id=f"{room_id}-{name}-{RCC8_SETTING}-{view}-YN", setting=RCC8_SETTING,
+            view=view, question_type="YN", story=text, question=question, options=YES_NO,
+            answer=yes if candidate == truth else no, answer_set=(truth,), candidate=candidate,
+            true_relation=truth, continuous_relation=truth, query=rcc8_pair,
         ))
     return tuple(items)

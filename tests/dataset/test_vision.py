@@ -17,13 +17,14 @@ from PIL import Image
 
 from pipeline.dataset.rows import check_row, features_of_config, row_json
 from pipeline.dataset.layout import questions
-from pipeline.dataset.vision import PAIRS_PER_VIEW, VISIBLE_OFFSET, story_labels, vision_questions, vision_rows
+from pipeline.dataset.vision import vision_questions, vision_rows
 from pipeline.errors import RoomspaceError
 from pipeline.render.job import offline_images
 from pipeline.render.png import image_labels
 from pipeline.spatial.relations import direction_of_points
 from pipeline.text.configs import Config
 from pipeline.text.items import room_items
+from pipeline.text.pictured import PAIRS_PER_VIEW, VISIBLE_OFFSET, story_labels
 from pipeline.text.prompts import PAIR_MODALITIES
 
 CONFIG = Config(5, 4, 12)

@@ -13,7 +13,6 @@ from handmade import SIDE, room, thing
 from PIL import Image
 from shapely.geometry import Point, Polygon, box
 
-from pipeline.dataset.vision import story_labels
 from pipeline.errors import RoomspaceError
 from pipeline.render.door import MIN_VISIBLE_PX, south_door_frame, south_door_image
 from pipeline.render.job import offline_images
@@ -25,6 +24,7 @@ from pipeline.scene.scene_file import load_house, load_scene, scene_path
 from pipeline.scene.scene_folder import sample_scenes
 from pipeline.text.configs import Config
 from pipeline.text.items import room_items
+from pipeline.text.pictured import story_labels
 from pipeline.text.words import object_labels
 
 ROOMSPACE_100 = (0, 100)  # seed, rooms
