@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import signal
 import sys
@@ -20,6 +21,46 @@ def positive_int(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def endpoint_url(text: str) -> str:
+    """--base-url: an http(s) address with a host, refused here rather than by urllib mid-run."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 (raises ValueError on a port that is not a number from 0 to 65535)
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise argparse.ArgumentTypeError("expected a URL with scheme http or https and a host, e.g. "
+                                         f"http://localhost:8000/v1; got {text!r}")
+    return text
+
+
+def number_in(text: str, fits, expected: str) -> float:
+    """`text` as a number that `fits`; a word, nan or one out of range is refused, saying what to give."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not fits(value):
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    return number_in(text, lambda value: 0 < value < math.inf, "a number of seconds above 0")
+
+
+def temperature(text: str) -> float:
+    return number_in(text, lambda value: 0 <= value < math.inf, "a finite number at least 0")
+
+
+def nonempty_name(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"expected a non-empty name, got {text!r}")
+    return text
 
 
 def machine_cores() -> int:
@@ -271,6 +312,9 @@ def add_score(commands) -> None:
     score.add_argument("--predictions", type=Path, action="append", default=[],
                        help='JSON lines {"id": ..., "prediction": "free text"[, "sample": k, "truncated": true]}; '
                             "repeat for several systems")
+    score.add_argument("--name", type=nonempty_name, action="append", default=[],
+                       help="the system's name in the report, once per --predictions in the same order "
+                            "(default: each file's name without its extension)")
     score.add_argument("--baseline", action="append", default=[], choices=BASELINES,
                        help="score a baseline; repeatable")
     score.add_argument("--config", help=ANY_CONFIGS)
@@ -287,8 +331,10 @@ def add_score(commands) -> None:
 
 def cmd_score(args: argparse.Namespace) -> None:
     from pipeline.evaluate.report import evaluate, markdown, write_report
+    from pipeline.evaluate.score import name_systems
 
-    evaluation = evaluate(args.source, args.config, args.predictions, args.baseline, args.seed, args.pool,
+    predictions = name_systems(args.predictions, args.name)  # before a Hub download, not after
+    evaluation = evaluate(args.source, args.config, predictions, args.baseline, args.seed, args.pool,
                           progress=not args.quiet, split=args.split)
     print(markdown(evaluation), end="")
     if args.json:
@@ -342,9 +388,9 @@ def add_run_model(commands) -> None:
 
     run_model = commands.add_parser("run-model", help="ask an OpenAI-compatible chat endpoint every prompt")
     add_source(run_model, "a built folder, a Hub snapshot folder, or a Hub dataset id OWNER/NAME")
-    run_model.add_argument("--base-url", required=True,
+    run_model.add_argument("--base-url", type=endpoint_url, required=True,
                            help="the endpoint: http://host:port, .../v1 or .../v1/chat/completions")
-    run_model.add_argument("--model", required=True, help="model name sent with each request")
+    run_model.add_argument("--model", type=nonempty_name, required=True, help="model name sent with each request")
     run_model.add_argument("--out", dest="predictions_out", type=Path, required=True,
                            help="predictions file (JSON lines) for `roomspace score`")
     run_model.add_argument("--config", help="comma-separated configurations, any kind (twin_*, vision_*, agent_*, "
@@ -357,9 +403,9 @@ def add_run_model(commands) -> None:
                                 "predictions line then carries its \"sample\" number")
     run_model.add_argument("--concurrency", type=positive_int, default=4, help="requests in flight (default: 4)")
     run_model.add_argument("--api-key-env", help="environment variable holding the API key (sent as a Bearer token)")
-    run_model.add_argument("--timeout", type=float, default=120.0, help="seconds per request (default: 120)")
+    run_model.add_argument("--timeout", type=positive_seconds, default=120.0, help="seconds per request (default: 120)")
     run_model.add_argument("--retries", type=positive_int, default=5, help="requests per prompt at most (default: 5)")
-    run_model.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default: 0)")
+    run_model.add_argument("--temperature", type=temperature, default=0.0, help="sampling temperature (default: 0)")
     run_model.add_argument("--max-tokens", type=positive_int,
                            help="answer length limit sent to the endpoint; answers cut by it are marked truncated")
     run_model.add_argument("--cache", type=Path, help="answer cache (default: the --out file + .cache.jsonl)")

@@ -191,7 +191,8 @@ def _read_predictions(path: Path, index: dict[str, int], rows: list[ScoreRow], k
     seen: set[tuple[str, int]] = set()
     # Read line by line (a file of long answers need not fit in memory twice); newline="\n" splits on
     # "\n" alone, where str.splitlines would also split inside an answer holding U+2028.
-    with open(path, encoding="utf-8", newline="\n") as lines:
+    # utf-8-sig: a byte order mark, as Windows tools write one, is not part of the first line.
+    with open(path, encoding="utf-8-sig", newline="\n") as lines:
         for number, line in enumerate(lines, 1):
             _record_line(outcomes, seen, f"{path}:{number}", line, index, rows, known)
     return outcomes
@@ -395,25 +396,42 @@ def breakdown(rows: list[ScoreRow], items: np.ndarray, key: str) -> dict:
     return {value: np.array(found[value], int) for value in ordered}
 
 
-def load_systems(rows: BenchmarkRows, score_rows: list[ScoreRow], prediction_files: Iterable[Path],
+def name_systems(paths: Sequence[Path], names: Sequence[str] = ()) -> dict[str, Path]:
+    """Each predictions file under its system's name: `names` (score's --name) in the files' order, else
+    each file's stem."""
+    if names and len(names) != len(paths):
+        raise RoomspaceError(f"{len(names)} --name for {len(paths)} --predictions files: give one --name per "
+                             "--predictions, in the same order")
+    named: dict[str, Path] = {}
+    for path, name in zip(paths, names or [path.stem for path in paths]):
+        if name in named:
+            how = "give each its own --name" if names else "name their systems with --name NAME, once per --predictions"
+            raise RoomspaceError(f"two predictions files are named {name} ({named[name]} and {path}); {how}")
+        named[name] = path
+    return named
+
+
+def load_systems(rows: BenchmarkRows, score_rows: list[ScoreRow], prediction_files: Iterable[Path] | Mapping[str, Path],
                  baselines: Iterable[str], seed: int) -> dict[str, Outcomes]:
-    """Each predictions file (named by its stem) and baseline, scored item by item."""
+    """Each predictions file and baseline, scored item by item. A file's system is named by its key
+    where `prediction_files` maps names to files (see name_systems), else by its stem."""
     systems: dict[str, Outcomes] = {}
-    prediction_files, baselines = list(prediction_files), list(baselines)
+    baselines = list(baselines)
+    if not isinstance(prediction_files, Mapping):
+        prediction_files = name_systems(list(prediction_files))
     if not prediction_files and not baselines:
         raise RoomspaceError("nothing to score: give --predictions FILE or --baseline NAME")
     index = {row.id: k for k, row in enumerate(score_rows)}
     # Every id of the benchmark: those being scored are in hand, only the other configurations' are read.
     scored = {row.config for row in score_rows}
     known = set(index) | rows.ids([c for c in rows.configs if c not in scored]) if prediction_files else set()
-    for path in prediction_files:
-        if path.stem in systems:
-            raise RoomspaceError(f"two predictions files are named {path.stem}; rename one")
-        systems[path.stem] = read_predictions(path, index, score_rows, known)
+    for name, path in prediction_files.items():
+        systems[name] = read_predictions(path, index, score_rows, known)
     for name in baselines:
         if name not in BASELINES:
             raise RoomspaceError(f"unknown baseline {name!r}; expected one of {', '.join(BASELINES)}")
         if name in systems:
-            raise RoomspaceError(f"{name} is both a predictions file and a baseline; rename the file")
+            raise RoomspaceError(f"{name} is both a predictions file and a baseline; name the file's system "
+                                 "with --name")
         systems[name] = baseline_outcomes(name, score_rows, seed)
     return systems

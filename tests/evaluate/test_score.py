@@ -220,6 +220,38 @@ def test_bad_predictions_files_are_named_errors(built, rows, tmp_path):
     assert read_predictions(odd, index, score_rows, set(index)).status[index[first], 0] == SCORED
 
 
+def test_a_predictions_file_starting_with_a_utf8_bom_is_read(built, rows, tmp_path):
+    source = open_rows(built)
+    score_rows = read_score_rows(source, source.configs)
+    index = {r.id: k for k, r in enumerate(score_rows)}
+    first = rows[0]["id"]
+    line = json.dumps({"id": first, "prediction": f"Answer: {rows[0]['answer']}"})
+    path = tmp_path / "bom.jsonl"  # as Windows editors and PowerShell's Out-File write UTF-8
+    path.write_bytes(b"\xef\xbb\xbf" + line.encode() + b"\n")
+    assert read_predictions(path, index, score_rows, set(index)).status[index[first], 0] == SCORED
+
+
+def test_score_names_systems_by_name_or_else_by_file(built, rows, tmp_path, capsys):
+    config = rows[0]["config"]
+    answers = [{"id": r["id"], "prediction": "Answer: Yes"} for r in rows if r["config"] == config]
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    first, second = (write_lines(tmp_path / folder / "preds.jsonl", answers) for folder in "ab")
+    argv = ["score", str(built), "--config", config, "--quiet", "--predictions", str(first),
+            "--predictions", str(second)]
+    assert main(argv) == 1
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "two predictions files are named preds" in error and "--name" in error
+    assert main([*argv, "--name", "model-a", "--name", "model-b"]) == 0
+    table = capsys.readouterr().out
+    assert "| model-a |" in table and "| model-b |" in table and "| preds |" not in table
+    assert main([*argv, "--name", "model-a"]) == 1
+    assert "1 --name for 2 --predictions files" in capsys.readouterr().err
+    assert main([*argv, "--name", "same", "--name", "same"]) == 1
+    assert "two predictions files are named same" in capsys.readouterr().err
+    assert main([*argv[:-2], "--name", "majority", "--baseline", "majority"]) == 1
+    assert "majority is both a predictions file and a baseline" in capsys.readouterr().err
+
+
 def test_score_command_per_configuration_json_plots_and_repeats(built, rows, tmp_path, capsys):
     fr = next(r for r in rows if r["question_type"] == "FR" and r["config"] == "n3_m2_d81")
     yn = next(r for r in rows if r["question_type"] == "YN" and r["config"] == "n3_m2_d81")
