@@ -208,22 +208,37 @@ def cmd_push(args: argparse.Namespace) -> None:
 
 
 def add_schemas(commands) -> None:
-    schemas = commands.add_parser("schemas", help="write the scene file's and the dataset row's JSON Schemas (derived from the records)")
-    schemas.add_argument("--out", type=Path, default=Path("schemas"), help="folder (default: schemas)")
+    schemas = commands.add_parser("schemas", help="write the JSON Schemas of the scene file and of every configuration "
+                                                  "kind's rows (derived from the records)")
+    schemas.add_argument("--out", type=Path, default=Path("schemas"),
+                         help="folder (default: schemas): scene.schema.json and rows/<kind>.schema.json")
     schemas.set_defaults(run=cmd_schemas)
+
+
+def schema_files() -> dict[str, dict]:
+    """Every schema `roomspace schemas` writes, by its path in the folder: the scene file's, and a row's
+    of every configuration kind (pipeline.text.kinds)."""
+    from pipeline.dataset.rows import row_schema
+    from pipeline.scene.scene_file import SCENE_FILE_SCHEMA
+    from pipeline.text.kinds import KINDS
+
+    return {"scene.schema.json": SCENE_FILE_SCHEMA,
+            **{f"rows/{kind.name}.schema.json": row_schema(kind) for kind in KINDS.values()}}
 
 
 def cmd_schemas(args: argparse.Namespace) -> None:
     import json
 
-    from pipeline.dataset.rows import ROW_SCHEMA
-    from pipeline.scene.scene_file import SCENE_FILE_SCHEMA
-
-    args.out.mkdir(parents=True, exist_ok=True)
-    for name, schema in (("scene.schema.json", SCENE_FILE_SCHEMA), ("row.schema.json", ROW_SCHEMA)):
+    schemas = schema_files()
+    for name, schema in schemas.items():
         path = args.out / name
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(schema, indent=2) + "\n", encoding="utf-8")
         print(path)
+    for stale in sorted((args.out / "rows").glob("*.schema.json")):  # a kind no longer declared
+        if stale.relative_to(args.out).as_posix() not in schemas:
+            stale.unlink()
+            print(f"removed {stale}")
 
 
 LOCATION = "a folder written by `roomspace build`, a Hub snapshot of one (README.md and data/), or OWNER/NAME"

@@ -1,6 +1,5 @@
 """The package's shape: imports point down the stages, evaluation stays light, schemas are fresh, the wheel works."""
 
-import json
 import os
 import shutil
 import subprocess
@@ -10,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.dataset.rows import ROW_SCHEMA
-from pipeline.scene.scene_file import SCENE_FILE_SCHEMA
+from pipeline.cli import main
+from pipeline.text.kinds import KINDS
 
 REPO = Path(__file__).resolve().parents[1]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
@@ -47,10 +46,21 @@ def test_evaluation_imports_without_procthor_shapely_datasets_or_the_renderer():
     assert result.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize(("name", "schema"), [("scene.schema.json", SCENE_FILE_SCHEMA), ("row.schema.json", ROW_SCHEMA)])
-def test_schema_files_are_the_ones_derived_from_the_records(name, schema):
-    assert (REPO / "schemas" / name).read_text() == json.dumps(schema, indent=2) + "\n", \
-        "schemas/ is stale: run `roomspace schemas`"
+def schema_folder(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8") for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_schema_files_are_the_ones_roomspace_schemas_writes_now(tmp_path, capsys):
+    """Every file of schemas/ as `roomspace schemas` writes it from the records, none stale or missing:
+    the scene file's and a row's of every configuration kind. A kind no longer declared loses its file."""
+    stale = tmp_path / "rows" / "gone.schema.json"
+    stale.parent.mkdir()
+    stale.write_text("{}")
+    assert main(["schemas", "--out", str(tmp_path)]) == 0
+    assert f"removed {stale}" in capsys.readouterr().out
+    written = schema_folder(tmp_path)
+    assert set(written) == {"scene.schema.json", *(f"rows/{kind}.schema.json" for kind in KINDS)}
+    assert schema_folder(REPO / "schemas") == written, "schemas/ is stale: run `roomspace schemas`"
 
 
 def wheel_and_venv(tmp_path: Path) -> tuple[Path, Path]:

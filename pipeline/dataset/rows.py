@@ -26,9 +26,9 @@ from datasets import List, Value
 from pipeline.errors import RoomspaceError
 from pipeline.files import file_sha256, write_atomic
 from pipeline.text.items import Item
-from pipeline.text.kinds import Kind, kind_of
+from pipeline.text.kinds import BASE, Kind, kind_of
 from pipeline.text.prompts import PAIR_MODALITIES
-from pipeline.typed_json import json_schema_of, to_json, unwrap
+from pipeline.typed_json import fields_of, json_schema_of, to_json, unwrap
 
 SCALARS = {str: "string", int: "int64", float: "float64", bool: "bool"}
 
@@ -55,13 +55,48 @@ def kind_record(kind: Kind) -> type:
 
 
 FEATURES = row_features(Item)
-ROW_SCHEMA = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "$id": "roomspace.row",
-    "title": "RoomSpace dataset row",
-    "description": "Derived from pipeline.text.items.Item; regenerate with `roomspace schemas`.",
-    **json_schema_of(Item),
+
+# A `bytes` field of a row record as a row reads as JSON (`row_json`): what `datasets.Image()` stores.
+IMAGE_SCHEMA = {
+    "type": "object",
+    "description": "The image, a PNG, as datasets.Image() stores it: `path` names it; `bytes` are the PNG's "
+                   "bytes, which are not JSON: any value is allowed (a JSON export gives them as a base64 string).",
+    "properties": {
+        "bytes": {"description": "the PNG's bytes (not JSON; as a base64 string in a JSON export)",
+                  "contentEncoding": "base64", "contentMediaType": "image/png"},
+        "path": {"type": "string", "description": "<room_id>/<image_name>.png"},
+    },
+    "required": ["bytes", "path"],
+    "additionalProperties": False,
 }
+
+
+def row_schema(kind: Kind) -> dict:
+    """The JSON Schema of a row of this kind as a user reads it as JSON (`row_json`), derived from
+    its record like the row's features: a `bytes` field is an image, IMAGE_SCHEMA."""
+    record = kind_record(kind)
+    fields = fields_of(record)
+    images = [name for name, hint in fields if hint is bytes]
+    example = kind.config_name("n5_m4_d144")
+    made_from = f" (made from the {' and '.join(kind.made_from)} kinds)" if kind.made_from else ""
+    about = (f"A row of a `{kind.name}` configuration ({example} and the like): {kind.summary}{made_from}. "
+             + ("A row is an image, its questions nested. " if kind.images else "")
+             + "".join(f"`{name}` is the PNG as an object {{bytes, path}}: its bytes are not JSON, so any value "
+                       "is allowed there (a base64 string in a JSON export). " for name in images)
+             + f"Derived from {record.__module__}.{record.__qualname__}; regenerate with `roomspace schemas`.")
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": f"roomspace.row.{kind.name}",
+        "title": f"RoomSpace {kind.name} row",
+        "description": about,
+        "type": "object",
+        "properties": {name: IMAGE_SCHEMA if hint is bytes else json_schema_of(hint) for name, hint in fields},
+        "required": [name for name, _ in fields],
+        "additionalProperties": False,
+    }
+
+
+ROW_SCHEMA = row_schema(BASE)  # base (and twin) rows'
 
 
 class _Mismatch(Exception):
