@@ -20,7 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pipeline.scene import sampling, scene_file  # noqa: E402
+from pipeline.scene import scene_file  # noqa: E402
+from pipeline.scene.procthor import sampling  # noqa: E402
 from pipeline.scene.records import ROOM_TYPES  # noqa: E402
 
 

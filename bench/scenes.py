@@ -1,4 +1,4 @@
-"""Seconds per room of scene sampling: stock ProcTHOR against ProcTHOR with pipeline.scene.fast_procthor installed.
+"""Seconds per room of scene sampling: stock ProcTHOR against ProcTHOR with pipeline.scene.procthor.fast_procthor installed.
 
     python bench/scenes.py [--rooms 30] [--seed 0]
 
@@ -14,7 +14,7 @@ import statistics
 import sys
 import time
 
-from pipeline.scene.sampling import sample_scene
+from pipeline.scene.procthor.sampling import sample_scene
 from pipeline.scene.scene_file import dumps, scene_document
 
 
@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
         stock, stock_bytes, scene = timed(args.seed, k, stock_procthor=True)
         fast, fast_bytes, _ = timed(args.seed, k, stock_procthor=False)
         if stock_bytes != fast_bytes:
-            print(f"{scene.room_id}: pipeline.scene.fast_procthor changed the house", file=sys.stderr)
+            print(f"{scene.room_id}: pipeline.scene.procthor.fast_procthor changed the house", file=sys.stderr)
             return 1
         stock_times.append(stock)
         fast_times.append(fast)

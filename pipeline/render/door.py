@@ -65,7 +65,7 @@ def elevation(scene: Scene, house: Mapping) -> Elevation:
         raise RoomspaceError(f"scene {scene.room_id}: objects {missing} are not in its house JSON")
     bottoms = {o.id: max(0.0, centres[o.id] - o.size[1] / 2) for o in scene.objects}
     wall = max(float(p["y"]) for w in house["walls"] for p in w["polygon"])
-    # scene.openings lists the house's doors, then its windows (pipeline.scene.sampling._openings)
+    # scene.openings lists the house's doors, then its windows (pipeline.scene.procthor.sampling._openings)
     holes = [*(house.get("doors") or []), *(house.get("windows") or [])]
     openings = tuple((float(h["boundingBox"]["min"]["y"]), float(h["boundingBox"]["max"]["y"])) for h in holes)
     if len(openings) != len(scene.openings):

@@ -1,7 +1,7 @@
 """Photoreal renders through AI2-THOR: `roomspace render --renderer ai2thor`.
 
 The same two views as the offline renderer (pipeline.render.plan, pipeline.render.door), from the
-same house JSON, in the pinned Unity build (`pipeline.scene.ai2thor.AI2THOR_COMMIT_ID`, the build
+same house JSON, in the pinned Unity build (`pipeline.scene.procthor.ai2thor.AI2THOR_COMMIT_ID`, the build
 ai2thor==5.0.0 ships with):
 
 * top_down.png: AI2-THOR's map-view camera (`GetMapViewCameraProperties`, an orthographic
@@ -37,7 +37,7 @@ from PIL import Image
 from pipeline.errors import RoomspaceError
 from pipeline.render.png import png_bytes
 from pipeline.render.style import check_drawable
-from pipeline.scene.ai2thor import AI2THOR_COMMIT_ID, check_ai2thor_build
+from pipeline.scene.procthor.ai2thor import AI2THOR_COMMIT_ID, check_ai2thor_build
 from pipeline.scene.records import Scene
 
 THOR_SIZE = (800, 600)  # width, height of both frames, px

@@ -10,10 +10,10 @@ from pathlib import Path
 from pipeline.errors import RoomspaceError
 from pipeline.files import remove_stale_temporaries, writable_folder
 from pipeline.parallel import ordered_map
-from pipeline.scene.ai2thor import check_ai2thor_build
-from pipeline.scene.procthor10k import import_prior, procthor10k_scene, procthor10k_single_rooms
+from pipeline.scene.procthor.ai2thor import check_ai2thor_build
+from pipeline.scene.procthor.procthor10k import import_prior, procthor10k_scene, procthor10k_single_rooms
+from pipeline.scene.procthor.sampling import MIN_PROMINENT, check_controller, sample_scene
 from pipeline.scene.records import SOURCE_NAMES, Scene
-from pipeline.scene.sampling import MIN_PROMINENT, check_controller, sample_scene
 from pipeline.scene.scene_file import load_scene, scene_path, write_scene
 
 SOURCES = ("procthor", "procthor-10k")

@@ -20,12 +20,12 @@ import numpy as np
 import pytest
 from conftest import SCENE_SEED
 
-import pipeline.scene.single_threaded as single_threaded
+import pipeline.scene.procthor.single_threaded as single_threaded
 from pipeline.errors import RoomspaceError
-from pipeline.scene import sampling
+from pipeline.scene.procthor import sampling
+from pipeline.scene.procthor.single_threaded import run_single_threaded
 from pipeline.scene.scene_file import dumps, scene_document, scene_path
 from pipeline.scene.scene_folder import sample_scenes
-from pipeline.scene.single_threaded import run_single_threaded
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

@@ -1,4 +1,4 @@
-"""pipeline.scene.fast_procthor must give ProcTHOR the same values, in the same order, with the same random draws."""
+"""pipeline.scene.procthor.fast_procthor must give ProcTHOR the same values, in the same order, with the same random draws."""
 
 import random
 from random import Random
@@ -9,11 +9,11 @@ from procthor.generation.asset_groups import AssetGroupGenerator
 from procthor.generation.objects import OrthogonalPolygon, ProceduralRoom
 from shapely.geometry import box
 
-from pipeline.scene.fast_procthor import installed
-from pipeline.scene.fast_procthor.asset_groups import STOCK_SET_DIMENSIONS, set_dimensions
-from pipeline.scene.fast_procthor.rectangles import STOCK_JOIN, join_neighboring_rectangles
-from pipeline.scene.fast_procthor.rows import KeptRows
-from pipeline.scene.offline_thor import OfflineController
+from pipeline.scene.procthor.fast_procthor import installed
+from pipeline.scene.procthor.fast_procthor.asset_groups import STOCK_SET_DIMENSIONS, set_dimensions
+from pipeline.scene.procthor.fast_procthor.rectangles import STOCK_JOIN, join_neighboring_rectangles
+from pipeline.scene.procthor.fast_procthor.rows import KeptRows
+from pipeline.scene.procthor.offline_thor import OfflineController
 
 
 def free_space(seed: int, holes: int) -> OrthogonalPolygon:
@@ -125,7 +125,7 @@ def test_kept_rows_are_the_rows_successive_filters_keep():
 
 
 def stock_and_fast(index: int) -> tuple[str, str]:
-    from pipeline.scene.sampling import sample_scene
+    from pipeline.scene.procthor.sampling import sample_scene
     from pipeline.scene.scene_file import dumps, scene_document
 
     return tuple(dumps(scene_document(*sample_scene(101, index, stock_procthor=stock))) for stock in (True, False))

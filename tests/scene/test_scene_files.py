@@ -18,10 +18,11 @@ from conftest import SCENE_COUNT, SCENE_SEED
 
 from pipeline import cli
 from pipeline.errors import RoomspaceError
-from pipeline.scene import ai2thor, sampling, scene_folder
+from pipeline.scene import scene_folder
 from pipeline.scene.footprints import walls_touched
-from pipeline.scene.offline_thor import OfflineController
-from pipeline.scene.sampling import sample_scene
+from pipeline.scene.procthor import ai2thor, sampling
+from pipeline.scene.procthor.offline_thor import OfflineController
+from pipeline.scene.procthor.sampling import sample_scene
 from pipeline.scene.scene_file import dumps, load_house, load_scene, scene_document, scene_path
 from pipeline.scene.scene_folder import sample_scenes
 

@@ -9,7 +9,7 @@ import procthor.generation.wall_objects as wall_objects
 from procthor.utils.types import BoundingBox, Object, Vector3, Window
 from shapely.geometry import MultiLineString
 
-from pipeline.scene.fast_procthor.rows import KeptRows, sample_position
+from pipeline.scene.procthor.fast_procthor.rows import KeptRows, sample_position
 
 
 def add_paintings(partial_house, rooms, split, wall_map, ceiling_height, tvs_per_room, rooms_lines_df_map,

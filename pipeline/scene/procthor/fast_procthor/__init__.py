@@ -52,12 +52,12 @@ import procthor.generation.wall_objects as wall_objects
 from procthor.generation.asset_groups import AssetGroupGenerator
 from procthor.generation.objects import OrthogonalPolygon, ProceduralRoom
 
-from pipeline.scene.fast_procthor.asset_groups import asset_group_post_init, read_once, set_dimensions
-from pipeline.scene.fast_procthor.floor_assets import SPAWNABLE_ASSET_GROUPS, SPAWNABLE_ASSETS, sample_asset
-from pipeline.scene.fast_procthor.rectangles import (get_all_rectangles, get_neighboring_rectangles,
+from pipeline.scene.procthor.fast_procthor.asset_groups import asset_group_post_init, read_once, set_dimensions
+from pipeline.scene.procthor.fast_procthor.floor_assets import SPAWNABLE_ASSET_GROUPS, SPAWNABLE_ASSETS, sample_asset
+from pipeline.scene.procthor.fast_procthor.rectangles import (get_all_rectangles, get_neighboring_rectangles,
                                                      join_neighboring_rectangles)
-from pipeline.scene.fast_procthor.walls import add_paintings, add_windows
-from pipeline.scene.patching import patched
+from pipeline.scene.procthor.fast_procthor.walls import add_paintings, add_windows
+from pipeline.scene.procthor.patching import patched
 
 
 @contextmanager

@@ -38,7 +38,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from pipeline.errors import RoomspaceError
-from pipeline.scene.patching import patched
+from pipeline.scene.procthor.patching import patched
 
 # The actions ProcTHOR's pre-physics stages send through `step` (plus `Controller.reset()`).
 PRE_PHYSICS_ACTIONS = ("SetRandomSeed", "SpawnAsset", "GetInSceneAssetGeometry")

@@ -9,8 +9,8 @@ House k of global seed S is a pure function of (S, k):
   `generator.partial_house` with `interior_boundary = np.zeros((3, 3))` (a square of 3 x 3 cells
   scaled by ProcTHOR's `interior_boundary_scale`, about 4.8-6.6 m): floor plan, materials,
   lights, floor objects and asset groups, windows, TVs and paintings are ProcTHOR's;
-* the door stage is pipeline.scene.south_door: one door centred on the south wall;
-* Unity-only parts are handled by `pipeline.scene.offline_thor` (offline) or a real AI2-THOR
+* the door stage is pipeline.scene.procthor.south_door: one door centred on the south wall;
+* Unity-only parts are handled by `pipeline.scene.procthor.offline_thor` (offline) or a real AI2-THOR
   controller pinned to `ai2thor.AI2THOR_COMMIT_ID` (`--controller ai2thor`, which restores the
   collision checks, the small objects and `House.validate`).
 
@@ -36,7 +36,7 @@ Determinism fixes, applied only while a house is sampled and undone afterwards:
 * Other threads. Those global states, and the swaps above, are shared by every thread of the
   process, so a thread drawing from `random` or `numpy.random` while a house is sampled (a Dask
   worker's event loop does) changes the house. A process with other threads samples in a
-  single-threaded helper process instead (pipeline.scene.single_threaded, which says why).
+  single-threaded helper process instead (pipeline.scene.procthor.single_threaded, which says why).
 """
 
 from __future__ import annotations
@@ -56,12 +56,12 @@ import numpy as np
 
 import pipeline
 from pipeline.errors import RoomspaceError
-from pipeline.scene.ai2thor import AI2THOR_COMMIT_ID, ai2thor_controller
 from pipeline.scene.objects import scene_objects
+from pipeline.scene.procthor.ai2thor import AI2THOR_COMMIT_ID, ai2thor_controller
+from pipeline.scene.procthor.single_threaded import run_single_threaded
+from pipeline.scene.procthor.south_door import south_door_stage
 from pipeline.scene.records import ROOM_TYPES, SOURCE_NAMES, Opening, Scene
 from pipeline.scene.scene_file import FLOAT_DIGITS, dumps
-from pipeline.scene.single_threaded import run_single_threaded
-from pipeline.scene.south_door import south_door_stage
 
 ROOM_SPEC_IDS = {"Kitchen": "kitchen", "LivingRoom": "living-room", "Bedroom": "bedroom", "Bathroom": "bathroom"}
 ASSET_SPLIT = "train"  # ProcTHOR's asset split used for every house
@@ -94,7 +94,7 @@ class _SortedSet(set):
         return iter(sorted(set.__iter__(self)))
 
 
-@lru_cache(maxsize=None)  # one function per original, so pipeline.scene.fast_procthor can parse once
+@lru_cache(maxsize=None)  # one function per original, so pipeline.scene.procthor.fast_procthor can parse once
 def _sorted_asset_groups(original):
     def get_asset_groups() -> dict:
         groups = original()
@@ -105,15 +105,15 @@ def _sorted_asset_groups(original):
 
 @contextlib.contextmanager
 def _procthor_for_roomspace(floor_counts: list[int], offline: bool, stock_procthor: bool) -> Iterator[None]:
-    """ProcTHOR with the door stage, the determinism fixes, pipeline.scene.fast_procthor's equivalents
+    """ProcTHOR with the door stage, the determinism fixes, pipeline.scene.procthor.fast_procthor's equivalents
     (unless `stock_procthor`) and (offline) no Unity stages."""
     import procthor.databases as databases
     import procthor.generation as generation
     import procthor.generation.materials as materials
 
-    from pipeline.scene.fast_procthor import installed as fast_procthor_installed
-    from pipeline.scene.offline_thor import offline_stages
-    from pipeline.scene.patching import patched
+    from pipeline.scene.procthor.fast_procthor import installed as fast_procthor_installed
+    from pipeline.scene.procthor.offline_thor import offline_stages
+    from pipeline.scene.procthor.patching import patched
 
     original_wall_objects = generation.add_wall_objects
 
@@ -160,7 +160,7 @@ def _generate(seed_value: int, room_type: str, controller: str, stock_procthor: 
     from procthor.generation import PROCTHOR10K_ROOM_SPEC_SAMPLER, HouseGenerator
     from procthor.generation.house import HouseStructure, PartialHouse
 
-    from pipeline.scene.offline_thor import OfflineController
+    from pipeline.scene.procthor.offline_thor import OfflineController
 
     offline = controller == "offline"
     thor = OfflineController() if offline else ai2thor_controller()
@@ -265,7 +265,7 @@ def sample_scene(
 ) -> tuple[dict, Scene]:
     """House `index` of global seed `seed`: (ProcTHOR house JSON, record), as written to disk.
 
-    `stock_procthor` runs ProcTHOR's own code where pipeline.scene.fast_procthor has equivalents
+    `stock_procthor` runs ProcTHOR's own code where pipeline.scene.procthor.fast_procthor has equivalents
     (the same houses, much slower; bench/scenes.py measures it): for tests and benchmarks.
 
     If the house has fewer than `min_prominent` prominent objects, it is resampled from

@@ -16,7 +16,7 @@ from procthor.databases import placement_annotations
 from procthor.generation.asset_groups import AssetGroupGenerator
 from procthor.generation.objects import ChosenAsset, ChosenAssetGroup, ProceduralRoom
 
-from pipeline.scene.fast_procthor.rows import KeptRows, KeptRowsAttribute, sample_position
+from pipeline.scene.procthor.fast_procthor.rows import KeptRows, KeptRowsAttribute, sample_position
 
 SPAWNABLE_ASSETS = KeptRowsAttribute("spawnable_assets")
 SPAWNABLE_ASSET_GROUPS = KeptRowsAttribute("spawnable_asset_groups")

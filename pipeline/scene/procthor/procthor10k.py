@@ -8,8 +8,8 @@ from typing import Any
 
 from pipeline.errors import RoomspaceError
 from pipeline.scene.objects import asset_info, load_rule
+from pipeline.scene.procthor.sampling import digest, record, room_side, versions
 from pipeline.scene.records import SOURCE_NAMES, Scene
-from pipeline.scene.sampling import digest, record, room_side, versions
 from pipeline.scene.scene_file import dumps
 
 

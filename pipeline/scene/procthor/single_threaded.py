@@ -7,7 +7,7 @@ need and reused, safe to call from several threads at once (their jobs run one a
 Why a process and not private generators: ProcTHOR draws from the module-level `random` and
 `numpy.random` functions in many modules, and pandas' `DataFrame.sample()` reads numpy's global
 RandomState; sampling also swaps ProcTHOR module attributes and clears its caches for the length
-of a house (pipeline.scene.sampling). All of that is process-global, so any other thread (a Dask
+of a house (pipeline.scene.procthor.sampling). All of that is process-global, so any other thread (a Dask
 worker's event loop, a second task thread, a caller's own thread) can advance the generators or
 see the swaps, and rerouting every draw site to private generators would also be process-global
 and would break silently the day a draw site is missed. A process of its own isolates whatever
@@ -41,7 +41,7 @@ from pipeline.errors import RoomspaceError
 from pipeline.parallel import RERUN, worker_setup
 
 _BOOT = ("import sys, json; sys.path[:] = json.loads(sys.argv[1]); "
-         "from pipeline.scene.single_threaded import _serve; _serve(int(sys.argv[2]))")
+         "from pipeline.scene.procthor.single_threaded import _serve; _serve(int(sys.argv[2]))")
 _DIED = f"the helper process that samples scenes died (killed, or out of memory?); {RERUN}"
 
 
