@@ -13,6 +13,8 @@ import hashlib
 import json
 import math
 import os
+import re
+import shlex
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -22,7 +24,7 @@ import numpy as np
 
 from pipeline.errors import RoomspaceError
 from pipeline.files import write_atomic
-from pipeline.scene.records import Scene, room_id
+from pipeline.scene.records import SOURCE_NAMES, Scene, room_id
 from pipeline.typed_json import from_json, json_schema_of, to_json
 
 FLOAT_DIGITS = 6  # decimals kept in scene files
@@ -100,9 +102,15 @@ def schema_errors(document: Any) -> list[str]:
     return [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}" for e in errors]
 
 
-def load_scene(path: str | os.PathLike) -> Scene:
-    """The record of a scene file, validated; a broken or foreign file is a RoomspaceError."""
-    return _load_document(Path(path))[0]
+def load_scene(path: str | os.PathLike, source: str | None = None) -> Scene:
+    """The record of a scene file, validated; a broken or foreign file is a RoomspaceError, and so is
+    one sampled from another source than `source` (a SOURCE_NAMES value) when one is given."""
+    path = Path(path)
+    scene = _load_document(path, source)[0]
+    if source is not None and scene.source != source:
+        raise RoomspaceError(f"{path}: was sampled from source {scene.source!r}, not {source!r}; "
+                             f"{repair_hint(path, source)}")
+    return scene
 
 
 def load_house(path: str | os.PathLike) -> dict:
@@ -116,8 +124,25 @@ def house_sha256(path: str | os.PathLike) -> str:
     return hashlib.sha256(dumps(load_house(path)).encode()).hexdigest()
 
 
-def _load_document(path: Path) -> tuple[Scene, dict]:
-    hint = "delete it or re-run with --force to resample it"
+_ROOM_ID = re.compile(r"s(-?[0-9]+)-([0-9]+)")  # records.room_id
+_SOURCE_OPTIONS = {SOURCE_NAMES["ai2thor"]: " --controller ai2thor",
+                   SOURCE_NAMES["procthor-10k"]: " --source procthor-10k"}
+
+
+def repair_hint(path: Path, source: str | None = None) -> str:
+    """What mends a bad scene file, whichever command read it: the `roomspace scenes` command that
+    samples it again, its seed and count read from the file's name, its folder and `source` (a
+    SOURCE_NAMES value; offline ProcTHOR when not given, as the other commands read)."""
+    match = _ROOM_ID.fullmatch(path.stem)
+    seed, count = (match[1], int(match[2]) + 1) if match else ("S", "N")
+    options = _SOURCE_OPTIONS.get(source, "")
+    command = f"roomspace scenes --count {count} --seed {seed} --out {shlex.quote(str(path.parent))}{options}"
+    return (f"resample it with `{command} --force`, or delete it and run that without --force to sample only "
+            "what is missing")
+
+
+def _load_document(path: Path, source: str | None = None) -> tuple[Scene, dict]:
+    hint = repair_hint(path, source)
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
@@ -125,7 +150,7 @@ def _load_document(path: Path) -> tuple[Scene, dict]:
     try:
         document = json.loads(text)
     except json.JSONDecodeError as error:
-        raise RoomspaceError(f"{path}: truncated or corrupt scene file (bad JSON: {error.msg} at line {error.lineno}); {hint}") from None
+        raise RoomspaceError(f"{path}: truncated or corrupt scene file (bad JSON, {error}); {hint}") from None
     problems = schema_errors(document)
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""

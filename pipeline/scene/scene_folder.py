@@ -20,16 +20,9 @@ SOURCES = ("procthor", "procthor-10k")
 MAX_SCENES = 10 ** 8  # a sane bound: refused before anything is made
 
 
-def _existing(path: Path, seed: int, index: int, source: str) -> Scene | None:
-    """The valid scene of (seed, index, source) already at `path`, or None; errors name bad files."""
-    if not path.exists():
-        return None
-    scene = load_scene(path)
-    if scene.source != source:
-        raise RoomspaceError(
-            f"{path}: was sampled from source {scene.source!r}, not {source!r}; delete it or re-run with --force"
-        )
-    return scene
+def _existing(path: Path, source: str) -> Scene | None:
+    """The valid scene of `source` already at `path`, or None; errors name bad files and their repair."""
+    return load_scene(path, source) if path.exists() else None
 
 
 def ensure_scene(out: str | os.PathLike, seed: int, index: int, controller: str = "offline") -> Scene:
@@ -40,7 +33,7 @@ def ensure_scene(out: str | os.PathLike, seed: int, index: int, controller: str 
     """
     check_controller(controller)
     path = scene_path(out, seed, index)
-    existing = _existing(path, seed, index, SOURCE_NAMES[controller])
+    existing = _existing(path, SOURCE_NAMES[controller])
     if existing is not None:
         return existing
     Path(out).mkdir(parents=True, exist_ok=True)
@@ -100,7 +93,7 @@ def sample_scenes(
 
         def missing() -> Iterator[int]:
             for k in range(count):
-                if force or _existing(scene_path(out, seed, k), seed, k, record_source) is None:
+                if force or _existing(scene_path(out, seed, k), record_source) is None:
                     yield k
                 else:
                     bar.update(1)

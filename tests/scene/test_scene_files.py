@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -23,7 +25,7 @@ from pipeline.scene.footprints import walls_touched
 from pipeline.scene.procthor import ai2thor, sampling
 from pipeline.scene.procthor.offline_thor import OfflineController
 from pipeline.scene.procthor.sampling import sample_scene
-from pipeline.scene.scene_file import dumps, load_house, load_scene, scene_document, scene_path
+from pipeline.scene.scene_file import dumps, house_sha256, load_house, load_scene, scene_document, scene_path
 from pipeline.scene.scene_folder import sample_scenes
 
 SEED = SCENE_SEED
@@ -317,6 +319,44 @@ def test_force_resamples_a_broken_file(sampled, tmp_path, capsys):
     code, err = run_cli(["--count", "1", "--seed", str(SEED), "--out", str(out), "--force", "--quiet"], capsys)
     assert code == 0, err
     assert target.read_bytes() == scene_path(sampled, SEED, 0).read_bytes()
+
+
+def test_a_broken_scene_file_names_the_scenes_command_that_resamples_it(sampled, tmp_path, capsys):
+    """build, render and validate read scene files too, and have no --force that resamples them (render's
+    redraws images): whoever reads it, the message names `roomspace scenes` with the file's count, seed and
+    folder, and that command mends it. JSON's own message, here "Unterminated string starting at", is
+    quoted whole, not followed by a second "at"."""
+    out = tmp_path / "out"
+    out.mkdir()
+    target = scene_path(out, SEED, 1)
+    target.write_text('{"record": {"room_type": "Kitch')
+    command = f"roomspace scenes --count 2 --seed {SEED} --out {shlex.quote(str(out))} --force"
+
+    def check(message: str) -> None:
+        assert str(target) in message and f"`{command}`" in message, message
+        assert "Unterminated string starting at: line 1" in message and "at at" not in message, message
+        assert "re-run" not in message, message
+
+    for read in (load_scene, load_house, house_sha256, lambda path: scene_folder.ensure_scene(out, SEED, 1)):
+        with pytest.raises(RoomspaceError) as error:
+            read(target)
+        check(str(error.value))
+    code = cli.main(["render", "--scenes", str(out), "--seed", str(SEED), "--out", str(tmp_path / "renders"), "--quiet"])
+    assert code == 1
+    check(one_line_error(capsys.readouterr().err))
+    code, err = run_cli([*shlex.split(command)[2:], "--quiet"], capsys)
+    assert code == 0, err
+    assert target.read_bytes() == scene_path(sampled, SEED, 1).read_bytes()
+
+
+def test_a_scene_of_another_source_names_the_command_for_the_one_wanted(sampled, tmp_path):
+    shutil.copy(scene_path(sampled, SEED, 0), tmp_path)
+    target = scene_path(tmp_path, SEED, 0)
+    with pytest.raises(RoomspaceError, match=re.escape(
+            f"was sampled from source 'procthor-offline', not 'procthor-10k'; resample it with "
+            f"`roomspace scenes --count 1 --seed {SEED} --out {shlex.quote(str(tmp_path))} --source procthor-10k --force`")):
+        load_scene(target, "procthor-10k")
+    assert load_scene(target, "procthor-offline") == load_scene(target)
 
 
 def test_scene_file_under_another_name_is_foreign(sampled, tmp_path):
