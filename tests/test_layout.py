@@ -63,10 +63,19 @@ def test_schema_files_are_the_ones_roomspace_schemas_writes_now(tmp_path, capsys
     assert schema_folder(REPO / "schemas") == written, "schemas/ is stale: run `roomspace schemas`"
 
 
+def build_folder(root: Path) -> dict[str, int] | None:
+    """Every file under root/build with its modification time; None without the folder."""
+    folder = root / "build"
+    return {p.relative_to(folder).as_posix(): p.stat().st_mtime_ns for p in folder.rglob("*")} if folder.exists() else None
+
+
 def wheel_and_venv(tmp_path: Path) -> tuple[Path, Path]:
-    """The package's wheel, built from a copy of the sources (setuptools writes build/ beside them),
-    and a fresh virtual environment."""
+    """The package's wheel, built from a copy of the sources in tmp_path, and a fresh virtual environment.
+    setuptools writes build/ (and the egg-info) beside the sources it builds, and a build/lib left there
+    goes into later wheels (a module since deleted included): building the checkout itself would leave
+    one in it, so the test checks that the checkout's build/ is neither made nor touched."""
     source, wheels = tmp_path / "source", tmp_path / "wheels"
+    before = build_folder(REPO)
     for package in ("pipeline", "roomspace"):
         shutil.copytree(REPO / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md"):
@@ -74,6 +83,8 @@ def wheel_and_venv(tmp_path: Path) -> tuple[Path, Path]:
     subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(wheels), str(source)],
                    check=True, capture_output=True)
     (wheel,) = wheels.glob("roomspace-*.whl")
+    assert build_folder(source) is not None  # where setuptools built: the copy
+    assert build_folder(REPO) == before, "building the wheel wrote build/ in the checkout"
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     return wheel, env_dir
