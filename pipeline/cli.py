@@ -106,10 +106,15 @@ def add_build(commands) -> None:
     build.add_argument("--scenes", type=Path, default=Path("scenes"), help="scene folder, reused and filled")
     build.add_argument("--out", type=Path, required=True, help="output folder; its name is the dataset's name")
     build.add_argument("--configs", default="default",
-                       help="comma-separated configurations (n5_m4_d144), 'default' (n5_m4_d81,n5_m4_d144) "
-                            "or 'sweep' (n 3-7, every m, d 9 and 12)")
+                       help="comma-separated configurations (n5_m4_d144, n5_m4_d144_balanced), 'default' "
+                            "(n5_m4_d81,n5_m4_d144), 'balanced' (their balanced counterparts) or 'sweep' (n 3-7, "
+                            "every m, d 9 and 12)")
     for kind in added_kinds():
         build.add_argument(kind.option, metavar="CONFIGS", dest=kind.name, help=kind_option_help(kind))
+    build.add_argument("--balanced", action="store_true",
+                       help="also build the balanced counterpart (<config>_balanced) of every configuration of every "
+                            "kind asked for: the same rooms, questions drawn so that no question's answer shows "
+                            "without its story or image")
     build.add_argument("--train-rooms", type=positive_int, default=0, metavar="N",
                        help="also build a train split of N rooms, other houses than the test rooms (default: none)")
     build.add_argument("--validation-rooms", type=positive_int, default=0, metavar="M",
@@ -134,8 +139,12 @@ def cmd_build(args: argparse.Namespace) -> None:
     from pipeline.dataset.build import BuildPlan, build
     from pipeline.text.configs import parse_configs
 
-    added = {kind.name: parse_configs(getattr(args, kind.name)) for kind in added_kinds() if getattr(args, kind.name)}
-    plan = BuildPlan.asked(args.out.name, args.seed, args.rooms, parse_configs(args.configs), added,
+    def asked(text: str) -> tuple:
+        configs = parse_configs(text)
+        return tuple(dict.fromkeys(configs + tuple(c.as_balanced() for c in configs))) if args.balanced else configs
+
+    added = {kind.name: asked(getattr(args, kind.name)) for kind in added_kinds() if getattr(args, kind.name)}
+    plan = BuildPlan.asked(args.out.name, args.seed, args.rooms, asked(args.configs), added,
                            shard_rooms=args.shard_rooms, train_rooms=args.train_rooms,
                            validation_rooms=args.validation_rooms)
     report = build(plan, scenes_dir=args.scenes, out=args.out, workers=args.workers, progress=not args.quiet,

@@ -40,6 +40,10 @@ WORD = re.compile(r"[a-z]+")
 NUMBERED = re.compile(r"\s+\d+$")
 
 
+class BlindUnavailable(RoomspaceError):
+    """The blind baselines cannot be had here: no scikit-learn, or no questions to fit them on."""
+
+
 @dataclass(frozen=True)
 class Question:
     """What the audit reads of a row: its answer, its room, and what it shows without story or image."""
@@ -117,7 +121,7 @@ class Learned:
             from sklearn.feature_extraction import DictVectorizer
             from sklearn.linear_model import LogisticRegression
         except ImportError:
-            raise RoomspaceError("the audit's learned baseline needs scikit-learn: pip install 'roomspace[audit]'") from None
+            raise BlindUnavailable("the audit's learned baseline needs scikit-learn: pip install 'roomspace[audit]'") from None
 
         answers = [q.answer for q in questions]
         self.constant = answers[0] if len(set(answers)) == 1 else None
@@ -176,8 +180,8 @@ def blind_answers(questions: list[Question], fitting: list[Question] | None, see
             if not scored:
                 continue
             if not fitted:
-                raise RoomspaceError(f"no {question_type} questions to fit the audit's baselines on; "
-                                     "give a build with more rooms or a train split")
+                raise BlindUnavailable(f"no {question_type} questions to fit the audit's baselines on; "
+                                       "give a build with more rooms or a train split")
             majority, learned = Majority(fitted), Learned(fitted)
             for q, guess in zip(scored, learned.predict(scored)):
                 out[q.id] = (majority.predict(q), guess)
@@ -212,14 +216,31 @@ def audit(rows: BenchmarkRows, configs: Sequence[str], fitting: BenchmarkRows | 
     return cells
 
 
+def fitting_rows(rows: BenchmarkRows) -> tuple[BenchmarkRows | None, str]:
+    """The rows the blind baselines of `rows` are fitted on, and what they are called."""
+    if rows.split != "train" and "train" in rows.splits:
+        return open_rows(rows.location, "train"), "the train split"
+    return None, "each half of the rooms, scored on the other half"
+
+
 def audit_source(source: str, configs: str | None, split: str = DATASET_SPLIT,
                  seed: int = 0) -> tuple[list[Cell], str]:
     """The audit of `split` of a build, a Hub snapshot or OWNER/NAME, and what it was fitted on."""
     rows = open_rows(source, split)
-    chosen = rows.choose(configs)
-    fitting = open_rows(source, "train") if split != "train" and "train" in rows.splits else None
-    fitted_on = "the train split" if fitting is not None else "each half of the rooms, scored on the other half"
-    return audit(rows, chosen, fitting, seed), fitted_on
+    fitting, fitted_on = fitting_rows(rows)
+    return audit(rows, rows.choose(configs), fitting, seed), fitted_on
+
+
+def blind_correct(rows: BenchmarkRows, configs: Sequence[str], seed: int = 0) -> dict[str, tuple[bool, bool]]:
+    """id -> whether the (majority, learned) blind baseline answers it right: `score`'s blind prior."""
+    fitting, _ = fitting_rows(rows)
+    out = {}
+    for config in configs:
+        questions = read_questions(rows, [config])[config]
+        fitted = read_questions(fitting, [config])[config] if fitting is not None else None
+        answers = blind_answers(questions, fitted, seed)
+        out.update({q.id: (answers[q.id][0] == q.answer, answers[q.id][1] == q.answer) for q in questions})
+    return out
 
 
 def over_limits(cells: Sequence[Cell], max_yn: float | None, max_fr: float | None,

@@ -53,7 +53,7 @@ def evaluate(location: str, configs: str | None, prediction_files: list[Path], b
     chosen = rows.choose(configs)
     score_rows = read_score_rows(rows, chosen, progress)
     systems = load_systems(rows, score_rows, prediction_files, baselines, seed)
-    scorer = Scorer(score_rows)
+    scorer = Scorer(score_rows, _blind(rows, chosen, seed))
 
     def sliced(items) -> Slice:
         return Slice(scorer.reference(items), {name: scorer.metrics(outcomes, items) for name, outcomes in systems.items()})
@@ -75,6 +75,16 @@ def evaluate(location: str, configs: str | None, prediction_files: list[Path], b
     return Evaluation(shown, chosen, seed, {name: o.rounds for name, o in systems.items()}, reports,
                       paired_gaps(score_rows, chosen, systems, seed),
                       {name: o.examples for name, o in systems.items() if o.examples})
+
+
+def _blind(rows, configs, seed: int) -> dict | None:
+    """The audit's blind baselines' outcome per row; None (the columns show "-") without scikit-learn."""
+    from pipeline.evaluate.audit import BlindUnavailable, blind_correct
+
+    try:
+        return blind_correct(rows, configs, seed)
+    except BlindUnavailable:
+        return None
 
 
 def _percent(value: float | None) -> str:
@@ -108,6 +118,8 @@ def _overall(part: Slice) -> str:
     lines.append(["chance (expected)", "", "", "", "", _percent(ref.yn_chance), _percent(ref.fr_chance), "", "", "", "", ""])
     lines.append(["majority (best constant)", "", "", "", "", _percent(ref.yn_majority), _percent(ref.fr_majority),
                   "", "", "", "", ""])
+    lines.append(["blind (no story or image: roomspace audit)", "", "", "", "", _percent(ref.yn_blind),
+                  _percent(ref.fr_blind), "", "", "", "", ""])
     return _table(header, lines)
 
 
@@ -116,15 +128,18 @@ def _above(value: Rate | None, majority: float | None) -> str:
 
 
 def _breakdown(key: str, values: dict) -> str:
-    header = ["system", key, "YN acc [95% CI]", "YN chance", "YN majority", "YN above majority",
-              "FR exact [95% CI]", "FR chance", "FR majority", "FR above majority"]
+    header = ["system", key, "YN acc [95% CI]", "YN chance", "YN majority", "YN above majority", "YN blind",
+              "YN above blind", "FR exact [95% CI]", "FR chance", "FR majority", "FR above majority", "FR blind",
+              "FR above blind"]
     lines = []
     for value, part in values.items():
         ref = part.reference
         for name, m in part.systems.items():
             lines.append([name, str(value), _rate(m.yn_accuracy), _percent(ref.yn_chance), _percent(ref.yn_majority),
-                          _above(m.yn_accuracy, ref.yn_majority), _rate(m.fr_exact), _percent(ref.fr_chance),
-                          _percent(ref.fr_majority), _above(m.fr_exact, ref.fr_majority)])
+                          _above(m.yn_accuracy, ref.yn_majority), _percent(ref.yn_blind),
+                          _above(m.yn_accuracy, ref.yn_blind), _rate(m.fr_exact), _percent(ref.fr_chance),
+                          _percent(ref.fr_majority), _above(m.fr_exact, ref.fr_majority), _percent(ref.fr_blind),
+                          _above(m.fr_exact, ref.fr_blind)])
     return _table(header, lines)
 
 

@@ -267,14 +267,18 @@ class Reference:
     yn_chance: float | None  # a fair coin
     yn_majority: float | None  # the more frequent answer of these items
     fr_chance: float | None  # one of the nine options at random
-    fr_majority: float | None  # the one relation that is most often the whole answer set here
+    fr_majority: float | None  # the best constant answer: the answer set most often the whole answer here
+    yn_blind: float | None = None  # the better of the audit's blind baselines (pipeline.evaluate.audit)
+    fr_blind: float | None = None
 
 
 class Scorer:
     """The items being scored and the arrays every group's metrics are computed from."""
 
-    def __init__(self, rows: list[ScoreRow]) -> None:
+    def __init__(self, rows: list[ScoreRow], blind: Mapping[str, tuple[bool, bool]] | None = None) -> None:
+        """`blind`: id -> whether the audit's (majority, learned) blind baselines answer the row right."""
         self.rows = rows
+        self.blind = None if blind is None else np.array([blind[row.id] for row in rows], bool).reshape(-1, 2)
         self.yn = np.array([row.question_type == "YN" for row in rows], bool)
         self.truth = np.array([sum(BIT.get(code, 0) for code in row.answer_set) for row in rows], np.int32)
         self.yes_right = np.array([row.candidate in row.answer_set for row in rows], bool)
@@ -343,11 +347,17 @@ class Scorer:
         yn, fr = items[self.yn[items]], items[~self.yn[items]]
         yes_share = float(self.yes_right[yn].mean()) if yn.size else None
         one = fr[_bit_count(self.truth[fr]) == 1]  # only a one-relation answer set can be hit by one guess
+
+        def blind(items: np.ndarray) -> float | None:
+            return float(self.blind[items].mean(axis=0).max()) if self.blind is not None and items.size else None
+
         return Reference(
             yn_chance=0.5 if yn.size else None,
             yn_majority=max(yes_share, 1 - yes_share) if yn.size else None,
             fr_chance=sum(1 / len(self.rows[k].options) for k in one) / fr.size if fr.size else None,
-            fr_majority=max(Counter(self.truth[one].tolist()).values(), default=0) / fr.size if fr.size else None,
+            # every constant answer counts, "all nine" too: a constant is right where it is the whole answer set
+            fr_majority=max(Counter(self.truth[fr].tolist()).values(), default=0) / fr.size if fr.size else None,
+            yn_blind=blind(yn), fr_blind=blind(fr),
         )
 
 

@@ -40,24 +40,25 @@ def described_pairs(n: int, m: int) -> tuple[tuple[int, int], ...]:
     return tuple(order[:m])
 
 
-def hops(n: int, pairs: Sequence[tuple[int, int]]) -> int:
-    """Shortest path length from object 0 to object n-1 over the described pairs (undirected)."""
+def hops(n: int, pairs: Sequence[tuple[int, int]], ends: tuple[int, int] | None = None) -> int:
+    """Shortest path length over the described pairs (undirected) between the ends, (0, n-1) unless given."""
+    start, end = ends or (0, n - 1)
     neighbours: dict[int, set[int]] = {k: set() for k in range(n)}
     for a, b in pairs:
         neighbours[a].add(b)
         neighbours[b].add(a)
-    distance_from_0 = {0: 0}
-    frontier = [0]
+    distance = {start: 0}
+    frontier = [start]
     while frontier:
         following = []
         for k in frontier:
-            for nxt in neighbours[k] - distance_from_0.keys():
-                distance_from_0[nxt] = distance_from_0[k] + 1
+            for nxt in neighbours[k] - distance.keys():
+                distance[nxt] = distance[k] + 1
                 following.append(nxt)
         frontier = following
-    if n - 1 not in distance_from_0:
-        raise RoomspaceError(f"the described pairs {list(pairs)} do not connect object 0 to object {n - 1}")
-    return distance_from_0[n - 1]
+    if end not in distance:
+        raise RoomspaceError(f"the described pairs {list(pairs)} do not connect object {start} to object {end}")
+    return distance[end]
 
 
 def setting_facts(

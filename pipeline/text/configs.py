@@ -1,4 +1,9 @@
-"""Configurations: the (n, m, d) of a base configuration and its published name, n5_m4_d144 (docs/semantics.md section 7)."""
+"""Configurations: the (n, m, d) of a base configuration and its published name, n5_m4_d144 (docs/semantics.md section 7).
+
+A configuration is the paper's, or its balanced counterpart (n5_m4_d144_balanced): the same rooms,
+objects and stories, but each question's pair and YN candidate drawn so that nothing a question
+shows without its story predicts its answer (pipeline.text.balance).
+"""
 
 from __future__ import annotations
 
@@ -12,11 +17,15 @@ from pipeline.spatial.grid import GRID_SIZES
 SWEEP_N = range(3, 8)  # the paper's sweep: n from 3 to 7, every valid m, d in 9 and 12
 
 
+BALANCED = "_balanced"  # the name's suffix of a balanced configuration
+
+
 @dataclass(frozen=True)
 class Config:
     n: int
     m: int
     d: int
+    balanced: bool = False  # questions drawn by pipeline.text.balance, not as the paper draws them
 
     def __post_init__(self) -> None:
         if self.d not in GRID_SIZES:
@@ -25,19 +34,27 @@ class Config:
 
     @property
     def name(self) -> str:
-        return f"n{self.n}_m{self.m}_d{self.d * self.d}"
+        return f"n{self.n}_m{self.m}_d{self.d * self.d}{BALANCED if self.balanced else ''}"
+
+    def as_balanced(self) -> Config:
+        return Config(self.n, self.m, self.d, balanced=True)
+
+    @property
+    def paper(self) -> Config:
+        """The paper's configuration of the same (n, m, d): a balanced one tells its stories."""
+        return Config(self.n, self.m, self.d)
 
     @classmethod
     def parse(cls, text: str) -> Config:
-        match = re.fullmatch(r"n(\d+)_m(\d+)_d(\d+)", text.strip())
+        match = re.fullmatch(r"n(\d+)_m(\d+)_d(\d+)(%s)?" % BALANCED, text.strip())
         if not match:
-            raise RoomspaceError(f"configuration {text!r} is not of the form n5_m4_d144")
-        n, m, domain = map(int, match.groups())
+            raise RoomspaceError(f"configuration {text!r} is not of the form n5_m4_d144 or n5_m4_d144{BALANCED}")
+        n, m, domain = map(int, match.groups()[:3])
         sides = {d * d: d for d in GRID_SIZES}
         if domain not in sides:
             raise RoomspaceError(f"configuration {text!r}: domain d{domain} is not one of "
                                  + ", ".join(f"d{size}" for size in sides))
-        return cls(n, m, sides[domain])
+        return cls(n, m, sides[domain], balanced=match.group(4) is not None)
 
 
 DEFAULT_CONFIGS = (Config(5, 4, 9), Config(5, 4, 12))
@@ -48,8 +65,9 @@ def sweep() -> tuple[Config, ...]:
 
 
 def parse_configs(text: str) -> tuple[Config, ...]:
-    """A comma-separated list of configuration names, or "sweep", or "default"."""
-    named = {"default": DEFAULT_CONFIGS, "sweep": sweep()}
+    """A comma-separated list of configuration names, or "sweep", or "default", or "balanced" (the
+    default configurations' balanced counterparts)."""
+    named = {"default": DEFAULT_CONFIGS, "sweep": sweep(), "balanced": tuple(c.as_balanced() for c in DEFAULT_CONFIGS)}
     configs: list[Config] = []
     for part in filter(None, (p.strip() for p in text.split(","))):
         configs.extend(named[part] if part in named else (Config.parse(part),))

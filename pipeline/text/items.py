@@ -15,9 +15,9 @@ Arrow schema and JSON Schema from its fields.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, combinations
 from random import Random
 from types import MappingProxyType
 
@@ -31,6 +31,7 @@ from pipeline.spatial.grid import Raster, rasterise
 from pipeline.spatial.reasoning import PathStep, reasoning_path
 from pipeline.spatial.relations import DIRECTIONS, VIEWS, converse, direction, direction_of_points, relation_words
 from pipeline.spatial.topology import RCC8, neighbours, rcc8_converse, snapped_footprint, topology_facts
+from pipeline.text.balance import fr_question, yn_question
 from pipeline.text.configs import Config
 from pipeline.text.kinds import Room
 from pipeline.text.prompts import DEFAULT_STYLE, RCC8_SETTING, prompt_text
@@ -131,18 +132,26 @@ def init_fields(item: Item, record: type = Item) -> dict:
     return {f.name: getattr(item, f.name) for f in dataclasses.fields(record) if f.init}
 
 
+def fr_row(record: type[Item], fields: Mapping, id_prefix: str, question: str) -> Item:
+    """A question asked as FR: a `record` made from `fields` (with its `view` and `answer_set`), id
+    `<id_prefix>-FR`, offering the view's labels and answered with the answer set's."""
+    return record(**{**fields, "id": f"{id_prefix}-FR", "question_type": "FR", "question": question,
+                     "options": LABELS[fields["view"]], "candidate": None,
+                     "answer": fr_answer(fields["answer_set"], fields["view"])})
+
+
+def yn_row(record: type[Item], fields: Mapping, id_prefix: str, question: str, candidate: str) -> Item:
+    """A question asked as YN about `candidate` (a code): Yes iff the answer set holds it; id `<id_prefix>-YN`."""
+    return record(**{**fields, "id": f"{id_prefix}-YN", "question_type": "YN", "question": question,
+                     "options": YES_NO, "candidate": candidate,
+                     "answer": YES_NO[0] if candidate in fields["answer_set"] else YES_NO[1]})
+
+
 def question_pair(record: type[Item], fields: Mapping, prefix: str, fr_question: str, yn_question: str,
                   candidate: str) -> tuple[Item, Item]:
-    """One question asked as FR and as YN: two `record`s made from `fields` (the rest of their fields,
-    with its `view` and `answer_set`; any id, question or answer in it is replaced), ids `<prefix>-FR`
-    and `<prefix>-YN`. The FR row offers the view's labels and answers with the answer set's; the YN
-    row asks about `candidate` (a code) and answers Yes iff the answer set holds it."""
-    answer, view = fields["answer_set"], fields["view"]
-    return (record(**{**fields, "id": f"{prefix}-FR", "question_type": "FR", "question": fr_question,
-                      "options": LABELS[view], "candidate": None, "answer": fr_answer(answer, view)}),
-            record(**{**fields, "id": f"{prefix}-YN", "question_type": "YN", "question": yn_question,
-                      "options": YES_NO, "candidate": candidate,
-                      "answer": YES_NO[0] if candidate in answer else YES_NO[1]}))
+    """One question asked as FR and as YN (`fr_row`, `yn_row`): two `record`s made from `fields` (the
+    rest of their fields; any id, question or answer in it is replaced)."""
+    return fr_row(record, fields, prefix, fr_question), yn_row(record, fields, prefix, yn_question, candidate)
 
 
 def oriented(facts: dict[str, tuple[Fact, ...]], flipped: set[tuple[str, str]]) -> dict[str, tuple[Fact, ...]]:
@@ -218,7 +227,7 @@ class RoomItems:
         self._rasters: dict[tuple[int, int], Raster] = {}
         self._objects: dict[tuple[int, int], tuple[StoryObject, ...]] = {}
         self._facts: dict[tuple[int, int], RasterFacts] = {}
-        self._answers: dict[tuple[int, int], Answers] = {}
+        self._answers: dict[tuple[int, int, tuple[int, int]], Answers] = {}
 
     def choice(self, n: int) -> Choice:
         if n not in self._choices:
@@ -265,19 +274,22 @@ class RoomItems:
             self._facts[n, d] = raster_facts(self.raster(n, d), self.choice(n).names)
         return self._facts[n, d]
 
-    def answers(self, n: int, d: int) -> Answers:
-        if (n, d) not in self._answers:
+    def answers(self, n: int, d: int, pair: tuple[int, int] | None = None) -> Answers:
+        """The checker's answers about the pair of objects at these positions of the choice ((o_1, o_n) unless given)."""
+        pair = pair or (0, n - 1)
+        if (n, d, pair) not in self._answers:
             names = self.choice(n).names
-            self._answers[n, d] = Answers(names, (names[0], names[-1]), d)
-        return self._answers[n, d]
+            self._answers[n, d, pair] = Answers(names, (names[pair[0]], names[pair[1]]), d)
+        return self._answers[n, d, pair]
 
     def __call__(self, config: Config) -> tuple[Item, ...]:
         """All items of the room for one configuration; () when the room has fewer than n prominent objects."""
         scene, n = self.scene, config.n
         if len(scene.prominent) < n:
             return ()
-        return _items(scene, config, self.choice(n), self.raster(n, config.d), self.story_objects(n, config.d),
-                      self.facts(n, config.d), self.topology(n), self.answers(n, config.d))
+        made = _balanced_items if config.balanced else _items
+        return made(scene, config, self.choice(n), self.raster(n, config.d), self.story_objects(n, config.d),
+                    self.facts(n, config.d), self.topology(n), lambda pair=None: self.answers(n, config.d, pair))
 
 
 RECORD = Item  # the base kind's row (pipeline.text.kinds)
@@ -293,22 +305,31 @@ def room_items(scene: Scene, config: Config) -> tuple[Item, ...]:
     return RoomItems(scene)(config)
 
 
+def _told(scene: Scene, config: Config, choice: Choice, objects: tuple[StoryObject, ...], room_facts: RasterFacts,
+          topology: tuple[Fact, ...]) -> tuple[dict[str, tuple[Fact, ...]], Random, dict]:
+    """What every question of a room and configuration shares: each setting's facts as the stories
+    state them (a balanced configuration's stories are the paper's), the draw that oriented them
+    (it goes on drawing the paper's YN answers) and the rows' common fields."""
+    pairs, names = described_pairs(config.n, config.m), choice.names
+    rng = Random(derive_seed(scene.room_id, config.paper.name))
+    flipped = {pair for a, b in pairs if rng.random() < 0.5 for pair in ((names[a], names[b]), (names[b], names[a]))}
+    shared = dict(
+        room_id=scene.room_id, room_index=scene.index, seed=scene.seed, room_type=scene.room_type,
+        room_side=scene.side, config=config.name, n=config.n, m=config.m, d=config.d,
+        objects=objects, story_order=choice.order, topology=topology,
+    )
+    return oriented(story_facts(room_facts, pairs), flipped), rng, shared
+
+
 def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, objects: tuple[StoryObject, ...],
-           room_facts: RasterFacts, topology: tuple[Fact, ...], known: Answers) -> tuple[Item, ...]:
+           room_facts: RasterFacts, topology: tuple[Fact, ...], known: Callable[[], Answers]) -> tuple[Item, ...]:
     n, room_id, name = config.n, scene.room_id, config.name
     chosen, names, order, teller = choice.objects, choice.names, choice.order, choice.teller
     pairs = described_pairs(n, config.m)
-    rng = Random(derive_seed(room_id, name))
-    flipped = {pair for a, b in pairs if rng.random() < 0.5 for pair in ((names[a], names[b]), (names[b], names[a]))}
     query = Query(names[0], names[-1])
-    facts = oriented(story_facts(room_facts, pairs), flipped)
-    answers = known.answer_sets(facts)
+    facts, rng, shared = _told(scene, config, choice, objects, room_facts, topology)
+    answers = known().answer_sets(facts)
     targets = yes_targets(answers, rng)
-    shared = dict(
-        room_id=room_id, room_index=scene.index, seed=scene.seed, room_type=scene.room_type,
-        room_side=scene.side, config=name, n=n, m=config.m, d=config.d,
-        objects=objects, story_order=order, topology=topology,
-    )
     yes, no = YES_NO
     stories = dict(
         shared, query=query, hops=hops(n, pairs), true_relation=direction(raster.cells[0], raster.cells[-1]),
@@ -354,4 +375,76 @@ def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, objects
             answer=yes if candidate == truth else no, answer_set=(truth,), candidate=candidate,
             true_relation=truth, continuous_relation=truth, query=rcc8_pair,
         ))
+    return tuple(items)
+
+
+def _balanced_items(scene: Scene, config: Config, choice: Choice, raster: Raster, objects: tuple[StoryObject, ...],
+                    room_facts: RasterFacts, topology: tuple[Fact, ...],
+                    known: Callable[[tuple[int, int]], Answers]) -> tuple[Item, ...]:
+    """A balanced configuration's items: the paper's stories, each question's pair and YN candidate
+    drawn by pipeline.text.balance among the pairs no described pair states directly."""
+    n, room_id, name, told = config.n, scene.room_id, config.name, config.paper.name
+    chosen, names, order, teller = choice.objects, choice.names, choice.order, choice.teller
+    pairs = described_pairs(n, config.m)
+    facts, _, shared = _told(scene, config, choice, objects, room_facts, topology)
+    asked = [pair for pair in combinations(range(n), 2) if pair not in pairs]
+    solved = {pair: known(pair).answer_sets(facts) for pair in asked}
+    position = {name_: k for k, name_ in enumerate(names)}
+    paths: dict[tuple, tuple[PathStep, ...]] = {}
+
+    def about(setting: str, pair: tuple[str, str]) -> dict:
+        """The fields a question about `pair` in `setting` has of its own."""
+        a, b = position[pair[0]], position[pair[1]]
+        answer = tuple(code for code in DIRECTIONS if code in answer_sets[pair])
+        links = tuple(fact for fact in facts[setting] if fact.relation in DIRECTIONS)
+        if (links, pair) not in paths:
+            paths[links, pair] = reasoning_path(links, *pair)
+        path = paths[links, pair]
+        return dict(
+            shared, setting=setting, facts=facts[setting], query=Query(*pair), hops=hops(n, pairs, (a, b)),
+            true_relation=direction(raster.cells[a], raster.cells[b]),
+            continuous_relation=direction_of_points((chosen[a].x, chosen[a].z), (chosen[b].x, chosen[b].z)),
+            answer_set=answer, answer_set_size=len(answer), path=path,
+            path_decides=bool(path) and path[-1].composed == answer,
+            tightness=round(tightness(facts[setting], config.d), 6),
+            layout_decides=layout_decides(facts[setting], pair, answer, config.d),
+        )
+
+    items = []
+    for setting in SETTINGS:
+        answer_sets = {}
+        for a, b in asked:  # both orientations: a pair's answer from its other end is the converse set
+            answer_sets[names[a], names[b]] = solved[a, b][setting]
+            answer_sets[names[b], names[a]] = frozenset(map(converse, solved[a, b][setting]))
+        said = sentences(facts[setting], order)
+        for view in VIEWS:
+            draw = Random(derive_seed(room_id, name, setting, view))
+            fr, yn = fr_question(answer_sets, draw), yn_question(answer_sets, DIRECTIONS, draw)
+            seed = text_seed(room_id, told, setting, view)
+            # The story comes first from its seed: both tellings tell the paper's story, then each its question.
+            fr_texts = teller.setting(scene.room_type, scene.side, said, order, view, fr.pair, (yn.candidate,), seed)
+            yn_texts = teller.setting(scene.room_type, scene.side, said, order, view, yn.pair, (yn.candidate,), seed)
+            prefix = f"{room_id}-{name}-{setting}-{view}"
+            for pair, make in ((fr.pair, lambda fields: fr_row(Item, fields, prefix, fr_texts.fr_question)),
+                               (yn.pair, lambda fields: yn_row(Item, fields, prefix, yn_texts.yn_question,
+                                                               yn.candidate))):
+                fields = about(setting, pair)
+                path = fields["path"]
+                items.append(make(dict(fields, view=view, story=fr_texts.story,
+                                       path_text=written_path(path, pair[0], teller.wording, view) if path else "")))
+
+    relations = {}
+    for fact in topology:  # every pair of footprints, and each with the room, both ways
+        relations[fact.subject, fact.object] = frozenset({fact.relation})
+        relations[fact.object, fact.subject] = frozenset({rcc8_converse(fact.relation)})
+    stated = {o.name: o.footprint for o in objects}
+    for view in VIEWS:
+        drawn = yn_question(relations, RCC8, Random(derive_seed(room_id, name, RCC8_SETTING, view)))
+        (truth,) = relations[drawn.pair]
+        text, question = teller.rcc8(scene.room_type, scene.side, stated, order, view, drawn.pair, drawn.candidate,
+                                     text_seed(room_id, told, RCC8_SETTING, view))
+        items.append(yn_row(Item, {**NO_REASONING, **shared, "view": view, "setting": RCC8_SETTING, "story": text,
+                                   "answer_set": (truth,), "true_relation": truth, "continuous_relation": truth,
+                                   "query": Query(*drawn.pair)}, f"{room_id}-{name}-{RCC8_SETTING}-{view}", question,
+                           drawn.candidate))
     return tuple(items)

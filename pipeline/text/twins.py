@@ -91,7 +91,9 @@ def twin_items(items: Sequence[Item]) -> tuple[Item, ...]:
 
 
 def _twin_group(group: list[Item]) -> list[Item]:
-    """The twins of one room, configuration, setting and view: they share one story."""
+    """The twins of one room, configuration, setting and view: they share one story. A balanced
+    configuration's FR and YN questions may ask different pairs (pipeline.text.balance): each is
+    told again from its own pair, as it was told."""
     first = group[0]
     words = draw_words(first.room_id, first.config, [type_words(o.type) for o in first.objects])
     names = {o.name: words.rename(o.name, o.type) for o in first.objects} | {ROOM: ROOM}
@@ -99,39 +101,56 @@ def _twin_group(group: list[Item]) -> list[Item]:
     def fact(f: Fact) -> Fact:
         return Fact(names[f.subject], f.relation, None if f.object is None else names[f.object])
 
-    query = Query(names[first.query.subject], names[first.query.object])
+    def query(item: Item) -> Query:
+        return Query(names[item.query.subject], names[item.query.object])
+
+    def path(item: Item) -> tuple[PathStep, ...]:
+        return tuple(PathStep(fact(s.fact), names[s.reached], s.composed) for s in item.path)
+
     facts = tuple(map(fact, first.facts))
     order = [names[name] for name in first.story_order]
     objects = tuple(dataclasses.replace(o, name=names[o.name]) for o in first.objects)
     phrases = Phrases([o.name for o in objects], [words.objects[type_words(o.type)] for o in objects])
-    seed = text_seed(first.room_id, first.config, first.setting, first.view)
+    told = Config.parse(first.config)
+    seed = text_seed(first.room_id, told.paper.name, first.setting, first.view)
     config = KIND.config_name(first.config)
-    path = tuple(PathStep(fact(s.fact), names[s.reached], s.composed) for s in first.path)
-    renamed = dict(config=config, facts=facts, query=query, objects=objects, story_order=tuple(order),
-                   topology=tuple(map(fact, first.topology)), path=path)
+    renamed = dict(config=config, facts=facts, objects=objects, story_order=tuple(order),
+                   topology=tuple(map(fact, first.topology)))
     questions: dict[str, str] = {}
+    path_texts = {item.question_type: "" for item in group}
     if first.setting == RCC8_SETTING:
         for item in group:
             story, questions[item.question_type] = Teller(Wording(phrases)).rcc8(
-                item.room_type, item.room_side, {o.name: o.footprint for o in objects}, order, item.view, query.pair,
-                item.candidate, seed)
+                item.room_type, item.room_side, {o.name: o.footprint for o in objects}, order, item.view,
+                query(item).pair, item.candidate, seed)
     else:
         # All nine directions are defined, whatever the story states: the questions and the path use them.
         glossary = words.glossary({f.relation for f in facts} | set(DIRECTIONS), first.view)
         wording = Wording(phrases, words.words, glossary)
+        teller, said = Teller(wording), sentences(facts, order)
         yn = next((i for i in group if i.question_type == "YN"), None)
-        # The YN candidate was drawn from the answer set (a Yes) or its complement (a No); an FR
-        # item alone needs none: its story and question are drawn before the candidate.
-        pool = first.answer_set
-        if yn is not None and yn.candidate not in yn.answer_set:
-            pool = tuple(c for c in DIRECTIONS if c not in yn.answer_set)
-        texts = Teller(wording).setting(first.room_type, first.room_side, sentences(facts, order), order, first.view,
-                                        query.pair, pool, seed)
-        if yn is not None and texts.candidate != yn.candidate:
-            raise RoomspaceError(f"item {yn.id}: its twin drew candidate {texts.candidate}, not {yn.candidate}; "
-                                 "stories.Teller.setting no longer draws as it did for this item")
-        story, questions = texts.story, {"FR": texts.fr_question, "YN": texts.yn_question}
-        renamed["path_text"] = written_path(path, query.subject, wording, first.view) if path else ""
+        if told.balanced:  # both tellings offered the YN candidate alone (an FR question is drawn before it)
+            pool = (yn.candidate,) if yn is not None else first.answer_set
+            for item in group:
+                texts = teller.setting(first.room_type, first.room_side, said, order, first.view, query(item).pair,
+                                       pool, seed)
+                story = texts.story
+                questions[item.question_type] = texts.fr_question if item.question_type == "FR" else texts.yn_question
+        else:
+            # The YN candidate was drawn from the answer set (a Yes) or its complement (a No); an FR
+            # item alone needs none: its story and question are drawn before the candidate.
+            pool = first.answer_set
+            if yn is not None and yn.candidate not in yn.answer_set:
+                pool = tuple(c for c in DIRECTIONS if c not in yn.answer_set)
+            texts = teller.setting(first.room_type, first.room_side, said, order, first.view, query(first).pair,
+                                   pool, seed)
+            if yn is not None and texts.candidate != yn.candidate:
+                raise RoomspaceError(f"item {yn.id}: its twin drew candidate {texts.candidate}, not {yn.candidate}; "
+                                     "stories.Teller.setting no longer draws as it did for this item")
+            story, questions = texts.story, {"FR": texts.fr_question, "YN": texts.yn_question}
+        path_texts = {item.question_type: written_path(path(item), query(item).subject, wording, first.view)
+                      if item.path else "" for item in group}
     return [dataclasses.replace(
-        item, **renamed, id=f"{item.room_id}-{config}-{item.setting}-{item.view}-{item.question_type}",
+        item, **renamed, query=query(item), path=path(item), path_text=path_texts[item.question_type],
+        id=f"{item.room_id}-{config}-{item.setting}-{item.view}-{item.question_type}",
         story=story, question=questions[item.question_type]) for item in group]

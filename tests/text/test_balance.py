@@ -1,0 +1,113 @@
+"""Balanced configurations: the paper's stories, each question's pair and YN candidate drawn so that
+the candidate says nothing of the answer within a room; answers from the checker as ever."""
+
+from collections import Counter
+from itertools import combinations
+from random import Random
+
+import pytest
+from handmade import handmade_scene
+
+from pipeline.spatial.checker import answer_set
+from pipeline.spatial.facts import SETTINGS, described_pairs
+from pipeline.spatial.relations import DIRECTIONS, VIEWS
+from pipeline.spatial.topology import RCC8
+from pipeline.testing.oracle import oracle_answer_set
+from pipeline.text.balance import FR_CLASSES, fr_question, yn_question
+from pipeline.text.configs import Config, parse_configs
+from pipeline.text.items import RCC8_SETTING, ROWS_PER_ROOM, RoomItems, room_items
+
+PAPER = Config(5, 4, 12)
+BALANCED = PAPER.as_balanced()
+ROOMS = range(12)
+
+
+@pytest.fixture(scope="module")
+def rooms():
+    made = []
+    for index in ROOMS:
+        room = RoomItems(handmade_scene(index))
+        made.append((room(PAPER), room(BALANCED)))
+    return made
+
+
+def test_names_parse_and_the_default_family_has_its_counterpart():
+    assert BALANCED.name == "n5_m4_d144_balanced" and Config.parse(BALANCED.name) == BALANCED
+    assert BALANCED.paper == PAPER and parse_configs("balanced") == tuple(c.as_balanced() for c in parse_configs("default"))
+
+
+def test_the_stories_are_the_papers_and_only_the_questions_differ(rooms):
+    for paper, balanced in rooms:
+        assert len(balanced) == len(paper) == ROWS_PER_ROOM
+        told = {(i.setting, i.view): i.story for i in paper}
+        assert all(i.story == told[i.setting, i.view] for i in balanced)
+        assert {i.config for i in balanced} == {BALANCED.name} and all(BALANCED.name in i.id for i in balanced)
+        assert all(i.facts == p.facts for i, p in zip(balanced, paper))
+
+
+def test_no_question_asks_a_described_pair_and_every_answer_is_the_checkers(rooms):
+    for _, balanced in rooms:
+        names = [o.name for o in balanced[0].objects]
+        described = {frozenset((names[a], names[b])) for a, b in described_pairs(PAPER.n, PAPER.m)}
+        for item in (i for i in balanced if i.setting in SETTINGS):
+            assert frozenset(item.query.pair) not in described
+            assert set(item.answer_set) == answer_set(item.facts, names, item.query.pair, item.d)
+            assert item.true_relation in item.answer_set and item.answer_set_size == len(item.answer_set)
+            assert item.answer == ("Yes" if item.candidate in item.answer_set else "No") or item.question_type == "FR"
+
+
+def test_the_checker_agrees_with_the_oracle_on_balanced_pairs(rooms):
+    _, balanced = rooms[0]
+    names = [o.name for o in balanced[0].objects]
+    for item in (i for i in balanced if i.setting in ("o2", "layout") and i.view == "top_down"):
+        assert set(item.answer_set) == oracle_answer_set(item.facts, names, item.query.pair, item.d)
+
+
+def test_rcc8_questions_offer_a_relation_the_room_shows_both_ways(rooms):
+    for _, balanced in rooms:
+        asked = [i for i in balanced if i.setting == RCC8_SETTING]
+        assert len(asked) == len(VIEWS) and all(i.candidate in RCC8 for i in asked)
+        assert all(i.answer == ("Yes" if i.candidate == i.true_relation else "No") for i in asked)
+
+
+def test_the_candidate_allows_both_answers_in_its_room():
+    """yn_question: within a room, a drawn candidate is held by some pair's answer and not by another's,
+    so over many draws each candidate is Yes about half the time."""
+    answers = {("a", "b"): frozenset({"N", "NE"}), ("b", "a"): frozenset({"S", "SW"}),
+               ("a", "c"): frozenset(DIRECTIONS), ("c", "a"): frozenset(DIRECTIONS), ("b", "c"): frozenset({"N"}),
+               ("c", "b"): frozenset({"S"})}
+    rng = Random(5)
+    drawn = [yn_question(answers, DIRECTIONS, rng) for _ in range(9000)]
+    yes = Counter((d.candidate, d.candidate in answers[d.pair]) for d in drawn)
+    assert {d.candidate for d in drawn} == set(DIRECTIONS) and not any(d.fallback for d in drawn)
+    for candidate in DIRECTIONS:
+        share = yes[candidate, True] / (yes[candidate, True] + yes[candidate, False])
+        assert 0.43 < share < 0.57
+    everything = {pair: frozenset(DIRECTIONS) for pair in answers}
+    assert yn_question(everything, DIRECTIONS, rng).fallback
+
+
+def test_fr_targets_a_size_class_the_room_has():
+    answers = {(a, b): frozenset(DIRECTIONS[:size]) for size, (a, b) in enumerate(combinations("abcdefghij", 2), 1)
+               if size <= 9}
+    rng = Random(2)
+    sizes = Counter(len(answers[fr_question(answers, rng).pair]) for _ in range(5000))
+    by_class = [sum(sizes[s] for s in sizes_ if s in sizes) / 5000 for sizes_ in FR_CLASSES]
+    assert by_class[-1] < 0.1 and by_class[0] > by_class[-1]
+
+
+def test_balanced_items_are_a_pure_function_of_room_and_config(rooms):
+    assert room_items(handmade_scene(3), BALANCED) == rooms[3][1]
+
+
+def test_twins_of_balanced_items_tell_each_question_from_its_own_pair(rooms):
+    from pipeline.text.twins import twin_items
+
+    _, balanced = rooms[2]
+    twins = twin_items(balanced)
+    assert [t.question_type for t in twins] == [i.question_type for i in balanced]
+    for item, twin in zip(balanced, twins):
+        assert twin.answer == item.answer and twin.answer_set == item.answer_set and twin.candidate == item.candidate
+        assert twin.config == f"twin_{BALANCED.name}" and twin.query != item.query  # renamed
+    stories = Counter((t.setting, t.view, t.story) for t in twins)
+    assert len(stories) == len({(t.setting, t.view) for t in twins})  # FR and YN of a setting and view share one story
