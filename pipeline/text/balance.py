@@ -7,6 +7,8 @@ target is drawn first and a question of the room that has it is found after:
 
 * FR: an answer-set size class (FR_CLASSES, weighted by FR_WEIGHTS over the classes the room's
   pairs have), then a pair whose answer set is of that class;
+* FR about a picture (pipeline.text.pictured, one relation per pair): a relation drawn uniformly
+  among those the pairs have, then a pair with it (`relation_question`);
 * YN: a candidate among the relations that both answers allow in this room (some pair's answer
   holds it, another's does not), then Yes or No by a fair coin, then a pair with that answer. So
   within every room the candidate says nothing of the answer. Where no relation allows both (every
@@ -19,12 +21,12 @@ every draw comes from the `rng` handed in, so a room's questions stay a pure fun
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from random import Random
 
 FR_CLASSES = ((1,), (2, 3), (4, 5, 6), (7, 8), (9,))  # answer-set sizes drawn as one class
-FR_WEIGHTS = (0.3, 0.25, 0.2, 0.17, 0.08)  # all nine (the last) under a tenth: rooms lacking a class give its weight to the others
+FR_WEIGHTS = (0.32, 0.27, 0.21, 0.17, 0.03)  # all nine (the last) rarely: rooms whose pairs are all so are a tenth of some settings
 
 Pair = tuple[str, str]
 
@@ -45,13 +47,29 @@ def fr_question(answers: Mapping[Pair, frozenset[str]], rng: Random) -> Drawn:
     return Drawn(rng.choice(by_class[chosen]), None, fallback=False)
 
 
-def yn_question(answers: Mapping[Pair, frozenset[str]], codes: Sequence[str], rng: Random) -> Drawn:
+def relation_question(relations: Mapping[Pair, str], rng: Random) -> Drawn:
+    """The pair an FR question about a picture asks: a relation drawn uniformly among those the pairs
+    (each with one relation) have, then a pair with it."""
+    present = sorted(set(relations.values()))
+    relation = rng.choice(present)
+    return Drawn(rng.choice([pair for pair, code in relations.items() if code == relation]), None, fallback=False)
+
+
+def yn_question(answers: Mapping[Pair, frozenset[str]], codes: Sequence[str], rng: Random,
+                kind_of: Callable[[Pair], str] | None = None) -> Drawn:
     """The pair a YN question asks and the relation it offers: a relation both answers allow, then
-    Yes or No by a fair coin, then a pair with that answer (module docstring)."""
-    pairs = list(answers)
-    both = [code for code in codes if any(code in answers[p] for p in pairs) and any(code not in answers[p] for p in pairs)]
+    Yes or No by a fair coin, then a pair with that answer (module docstring). With `kind_of`, both
+    answers must be had among pairs of one kind (an object and the room, two objects), and the pair
+    is of that kind: otherwise the kind of pair asked would tell the answer (an object is inside the
+    room, never apart from it)."""
+    groups: dict[str, list[Pair]] = {}
+    for pair in answers:
+        groups.setdefault(kind_of(pair) if kind_of else "", []).append(pair)
+    both = [(code, group) for code in codes for group in groups.values()
+            if any(code in answers[p] for p in group) and any(code not in answers[p] for p in group)]
     if not both:
-        return Drawn(rng.choice(pairs), rng.choice(list(codes)), fallback=True)
-    candidate = rng.choice(both)
+        return Drawn(rng.choice(list(answers)), rng.choice(list(codes)), fallback=True)
+    candidate = rng.choice(sorted({code for code, _ in both}, key=list(codes).index))
+    group = rng.choice([group for code, group in both if code == candidate])
     yes = rng.random() < 0.5
-    return Drawn(rng.choice([p for p in pairs if (candidate in answers[p]) == yes]), candidate, fallback=False)
+    return Drawn(rng.choice([p for p in group if (candidate in answers[p]) == yes]), candidate, fallback=False)

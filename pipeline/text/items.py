@@ -30,7 +30,7 @@ from pipeline.spatial.facts import SETTINGS, Fact, RasterFacts, described_pairs,
 from pipeline.spatial.grid import Raster, rasterise
 from pipeline.spatial.reasoning import PathStep, reasoning_path
 from pipeline.spatial.relations import DIRECTIONS, VIEWS, converse, direction, direction_of_points, relation_words
-from pipeline.spatial.topology import RCC8, neighbours, rcc8_converse, snapped_footprint, topology_facts
+from pipeline.spatial.topology import RCC8, ROOM, neighbours, rcc8_converse, snapped_footprint, topology_facts
 from pipeline.text.balance import fr_question, yn_question
 from pipeline.text.configs import Config
 from pipeline.text.kinds import Room
@@ -434,13 +434,17 @@ def _balanced_items(scene: Scene, config: Config, choice: Choice, raster: Raster
                                        path_text=written_path(path, pair[0], teller.wording, view) if path else "")))
 
     relations = {}
-    for fact in topology:  # every pair of footprints, and each with the room, both ways
-        relations[fact.subject, fact.object] = frozenset({fact.relation})
-        relations[fact.object, fact.subject] = frozenset({rcc8_converse(fact.relation)})
+    for fact in topology:  # every pair of footprints both ways (each object is inside the room: nothing to ask)
+        if ROOM not in (fact.subject, fact.object):
+            relations[fact.subject, fact.object] = fact.relation
+            relations[fact.object, fact.subject] = rcc8_converse(fact.relation)
+    if len(set(relations.values())) < 2:
+        return tuple(items)  # one relation between every two objects (they all stand apart): no rcc8 question balances
     stated = {o.name: o.footprint for o in objects}
     for view in VIEWS:
-        drawn = yn_question(relations, RCC8, Random(derive_seed(room_id, name, RCC8_SETTING, view)))
-        (truth,) = relations[drawn.pair]
+        drawn = yn_question({pair: frozenset({r}) for pair, r in relations.items()}, RCC8,
+                            Random(derive_seed(room_id, name, RCC8_SETTING, view)))
+        truth = relations[drawn.pair]
         text, question = teller.rcc8(scene.room_type, scene.side, stated, order, view, drawn.pair, drawn.candidate,
                                      text_seed(room_id, told, RCC8_SETTING, view))
         items.append(yn_row(Item, {**NO_REASONING, **shared, "view": view, "setting": RCC8_SETTING, "story": text,
