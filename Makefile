@@ -33,13 +33,13 @@ renders-100: $(READY)
 	$(BIN)/roomspace render --rooms 100 --seed $(SEED) --scenes $(SCENES) --out renders/
 
 roomspace-100: $(READY)
-	$(BIN)/roomspace build --rooms 100 --seed $(SEED) --scenes $(SCENES) --out out/roomspace-100 --vision n5_m4_d144 --twins n5_m4_d144 --agents n5_m4_d144
+	$(BIN)/roomspace build --rooms 100 --seed $(SEED) --scenes $(SCENES) --out out/roomspace-100 --vision n5_m4_d144 --twins n5_m4_d144 --agents n5_m4_d144 --balanced
 
 roomspace-1k: $(READY)
-	$(BIN)/roomspace build --rooms 1000 --seed $(SEED) --scenes $(SCENES) --out out/roomspace-1k
+	$(BIN)/roomspace build --rooms 1000 --seed $(SEED) --scenes $(SCENES) --out out/roomspace-1k --balanced
 
 roomspace-10k: $(READY)
-	$(BIN)/roomspace build --rooms 10000 --seed $(SEED) --scenes $(SCENES) --out out/roomspace-10k
+	$(BIN)/roomspace build --rooms 10000 --seed $(SEED) --scenes $(SCENES) --out out/roomspace-10k --balanced
 
 bench: $(READY)
 	$(BIN)/python bench/checker.py
@@ -50,7 +50,7 @@ bench: $(READY)
 
 bench-scale: $(READY)  # the README table's large rows: about 10 minutes on 2 cores
 	$(BIN)/python bench/build.py --rooms 1000 --configs sweep
-	$(BIN)/python bench/build.py --rooms 10000 --from-nothing
+	$(BIN)/python bench/build.py --rooms 10000 --from-nothing --configs default,balanced
 
 lock: $(READY)
 	{ head -2 requirements.lock; $(BIN)/pip freeze --exclude-editable | grep -v -i '^roomspace'; } > requirements.lock.new && mv requirements.lock.new requirements.lock
