@@ -73,3 +73,27 @@ def yn_question(answers: Mapping[Pair, frozenset[str]], codes: Sequence[str], rn
     group = rng.choice([group for code, group in both if code == candidate])
     yes = rng.random() < 0.5
     return Drawn(rng.choice([p for p in group if (candidate in answers[p]) == yes]), candidate, fallback=False)
+
+
+def paired_candidates(answers: Sequence[frozenset[str] | tuple[str, ...]], codes: Sequence[str],
+                      rng: Random) -> list[str]:
+    """A YN candidate for each of a room's questions whose answer sets are fixed already (agent rows):
+    candidates are handed out in pairs, each to one question whose answer holds it (Yes) and one whose
+    answer does not (No), a relation both answers allow drawn each time; so within the room every
+    candidate is Yes as often as No. Questions left without a partner get a relation at random."""
+    open_slots = list(range(len(answers)))
+    rng.shuffle(open_slots)
+    chosen: dict[int, str] = {}
+    while True:
+        both = [code for code in codes if any(code in answers[k] for k in open_slots)
+                and any(code not in answers[k] for k in open_slots)]
+        if not both:
+            break
+        code = rng.choice(both)
+        yes = next(k for k in open_slots if code in answers[k])
+        no = next(k for k in open_slots if code not in answers[k])
+        chosen[yes], chosen[no] = code, code
+        open_slots = [k for k in open_slots if k not in (yes, no)]
+    for k in open_slots:
+        chosen[k] = rng.choice(list(codes))
+    return [chosen[k] for k in range(len(answers))]

@@ -118,3 +118,14 @@ def test_twins_of_balanced_items_tell_each_question_from_its_own_pair(rooms):
         assert twin.config == f"twin_{BALANCED.name}" and twin.query != item.query  # renamed
     stories = Counter((t.setting, t.view, t.story) for t in twins)
     assert len(stories) == len({(t.setting, t.view) for t in twins})  # FR and YN of a setting and view share one story
+
+
+def test_paired_candidates_give_each_relation_as_many_yes_as_no_within_a_room():
+    from pipeline.text.balance import paired_candidates
+
+    rng = Random(7)
+    sets = [frozenset(rng.sample(DIRECTIONS, rng.randint(1, 8))) for _ in range(32)]
+    candidates = paired_candidates(sets, DIRECTIONS, Random(1))
+    assert candidates == paired_candidates(sets, DIRECTIONS, Random(1)) and len(candidates) == 32
+    tally = Counter((c, c in s) for c, s in zip(candidates, sets))
+    assert all(tally[c, True] == tally[c, False] for c in DIRECTIONS)  # every slot found a partner here
