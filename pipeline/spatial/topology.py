@@ -45,7 +45,12 @@ def floor(side: float) -> Polygon:
 
 def rcc8(a: Polygon, b: Polygon) -> str:
     """The RCC-8 relation of region a to region b (both already snapped)."""
-    ii, ib, ie, bi, bb, be, ei, eb, _ = a.relate(b)  # interior, boundary, exterior of a x those of b
+    return rcc8_of_matrix(a.relate(b))
+
+
+def rcc8_of_matrix(matrix: str) -> str:
+    """The RCC-8 relation a DE-9IM matrix of two regions shows (Shapely's `relate` of a to b)."""
+    ii, ib, ie, bi, bb, be, ei, eb, _ = matrix  # interior, boundary, exterior of a x those of b
     if ii != "F" and ie == be == ei == eb == "F":
         return "EQ"
     if ii == "F":
