@@ -397,7 +397,8 @@ def percent(text: str) -> float:
 
 
 def cmd_audit(args: argparse.Namespace) -> None:
-    from pipeline.evaluate.audit import audit_source, audit_table, over_limits
+    from pipeline.dataset.audit import audit_table, over_limits
+    from pipeline.evaluate.audit import audit_source
 
     cells, fitted_on = audit_source(args.source, args.config, args.split, args.seed)
     print(f"blind baselines fitted on {fitted_on}; accuracies in percent\n")

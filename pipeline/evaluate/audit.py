@@ -1,91 +1,14 @@
-"""The shortcut audit: how much of a benchmark a model answers without its story or image.
-
-Two prior-only baselines are fitted per configuration and question type on what a question shows
-without its story or image (`blind_features`: setting, view, kind of agent row, frames,
-modality, the YN candidate, the asked objects' types, the options and the question's words):
-
-* majority: the most frequent answer of the question's key (setting, view, question type, kind,
-  frames, modality, candidate and the asked types), falling back to coarser keys;
-* learned: a logistic regression (scikit-learn) on those features, one-hot, the words as a bag.
-
-They are fitted on the train split where the build has one and scored on the split audited;
-without one, the split's rooms are cut in two halves by a seeded hash of the room id, each half
-scored by the baselines fitted on the other. An FR answer counts when it is exactly the answer
-set (as `score` counts it), a YN answer when it is the row's. Chance is a fair coin for YN, one of
-the nine options at random for FR. A benchmark whose blind accuracy is far above chance can be
-passed without reading: docs/semantics.md (the audit) says which configurations to compare models on.
-"""
+"""The shortcut audit of a build, a Hub snapshot or OWNER/NAME: the prior-only baselines of
+pipeline.dataset.audit fitted on its train split (or each half of its rooms) and scored on its rows;
+`blind_correct` is `score`'s blind prior."""
 
 from __future__ import annotations
 
-import re
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
-from pipeline.errors import RoomspaceError
+from pipeline.dataset.audit import AUDIT_COLUMNS, Cell, Question, audit_cells, blind_answers, question_of
 from pipeline.dataset.manifest import DATASET_SPLIT
 from pipeline.evaluate.rows import BenchmarkRows, open_rows
-from pipeline.seeding import derive_seed
-
-AUDIT_COLUMNS = ("id", "room_id", "config", "setting", "view", "question_type", "answer", "answer_set", "candidate",
-                 "options", "question", "query", "modality", "kind", "story_view", "frame_changes", "frame_angle")
-# Coarser and coarser keys of the majority baseline: a key seen in fitting gives its most frequent answer.
-KEYS = (("setting", "view", "question_type", "kind", "frames", "modality", "candidate", "types"),
-        ("setting", "view", "question_type", "kind", "frames", "modality", "candidate"),
-        ("setting", "question_type", "candidate"), ("setting", "question_type"), ("question_type",))
-ALL_SETTINGS = "all"  # the setting of a cell over every setting of its configuration
-MIN_QUESTIONS = 100  # a (configuration, setting) cell with fewer questions is reported, not held to the limits
-WORD = re.compile(r"[a-z]+")
-NUMBERED = re.compile(r"\s+\d+$")
-
-
-class BlindUnavailable(RoomspaceError):
-    """The blind baselines cannot be had here: no scikit-learn, or no questions to fit them on."""
-
-
-@dataclass(frozen=True)
-class Question:
-    """What the audit reads of a row: its answer, its room, and what it shows without story or image."""
-
-    id: str
-    room_id: str
-    config: str
-    setting: str
-    question_type: str
-    answer: str
-    one_relation: bool  # its answer set is one relation: one of nine random options can hit it
-    options: int
-    key: dict[str, str]  # the majority baseline's key fields
-    words: tuple[str, ...]  # the question's words
-
-
-def object_type(name: str) -> str:
-    """"chair 2" -> "chair": what a story's name says of the object without the story."""
-    return NUMBERED.sub("", name)
-
-
-def question_of(row: dict) -> Question:
-    query = row.get("query") or {}
-    types = "|".join(object_type(query.get(end) or "") for end in ("subject", "object"))
-    frames = f"{row.get('story_view')}:{row.get('frame_changes')}:{row.get('frame_angle')}"
-    key = {"setting": row["setting"], "view": row["view"], "question_type": row["question_type"],
-           "kind": str(row.get("kind")), "frames": frames, "modality": str(row.get("modality")),
-           "candidate": str(row["candidate"]), "types": types, "options": "|".join(row["options"])}
-    return Question(row["id"], row["room_id"], row["config"], row["setting"], row["question_type"], row["answer"],
-                    len(row["answer_set"]) == 1, len(row["options"]), key,
-                    tuple(WORD.findall(row["question"].lower())))
-
-
-def blind_features(question: Question) -> dict[str, float]:
-    """One-hot fields, their pairs with the candidate, and the question's words as a bag."""
-    key = question.key
-    features = {f"{name}={value}": 1.0 for name, value in key.items()}
-    for name in ("setting", "view", "types", "kind", "frames", "modality"):
-        features[f"candidate|{name}={key['candidate']}|{key[name]}"] = 1.0
-    for word in question.words:
-        features[f"w={word}"] = 1.0
-    return features
 
 
 def read_questions(rows: BenchmarkRows, configs: Sequence[str]) -> dict[str, list[Question]]:
@@ -94,115 +17,6 @@ def read_questions(rows: BenchmarkRows, configs: Sequence[str]) -> dict[str, lis
     for config in configs:
         found[config] = [question_of(row) for row in rows.rows([config], AUDIT_COLUMNS)]
     return found
-
-
-class Majority:
-    """The most frequent answer of each key, at every coarseness of KEYS."""
-
-    def __init__(self, questions: Iterable[Question]) -> None:
-        self.counts: list[dict[tuple, Counter]] = [defaultdict(Counter) for _ in KEYS]
-        for question in questions:
-            for level, names in enumerate(KEYS):
-                self.counts[level][tuple(question.key[n] for n in names)][question.answer] += 1
-
-    def predict(self, question: Question) -> str | None:
-        for level, names in enumerate(KEYS):
-            counts = self.counts[level].get(tuple(question.key[n] for n in names))
-            if counts:
-                return min(counts.items(), key=lambda item: (-item[1], item[0]))[0]  # ties: the first in order
-        return None
-
-
-class Learned:
-    """A logistic regression on `blind_features`; None where it cannot be fitted (one answer only)."""
-
-    def __init__(self, questions: Sequence[Question]) -> None:
-        try:
-            from sklearn.feature_extraction import DictVectorizer
-            from sklearn.linear_model import LogisticRegression
-        except ImportError:
-            raise BlindUnavailable("the audit's learned baseline needs scikit-learn: pip install 'roomspace[audit]'") from None
-
-        answers = [q.answer for q in questions]
-        self.constant = answers[0] if len(set(answers)) == 1 else None
-        if self.constant is None:
-            self.vectorizer = DictVectorizer()
-            features = self.vectorizer.fit_transform([blind_features(q) for q in questions])
-            self.model = LogisticRegression(max_iter=300, C=1.0).fit(features, answers)
-
-    def predict(self, questions: Sequence[Question]) -> list[str]:
-        if self.constant is not None:
-            return [self.constant] * len(questions)
-        return list(self.model.predict(self.vectorizer.transform([blind_features(q) for q in questions])))
-
-
-@dataclass(frozen=True)
-class Cell:
-    """Blind accuracies of one configuration, setting and question type."""
-
-    config: str
-    setting: str
-    question_type: str
-    questions: int
-    chance: float
-    majority: float
-    learned: float
-
-    @property
-    def blind(self) -> float:
-        return max(self.majority, self.learned)
-
-    def describe(self) -> str:
-        return (f"{self.config} {self.setting} {self.question_type}: {100 * self.blind:.1f}% blind "
-                f"({self.questions} questions, chance {100 * self.chance:.1f}%)")
-
-
-def _half(room_id: str, seed: int) -> int:
-    return derive_seed(seed, "audit half", room_id) % 2
-
-
-def _folds(questions: list[Question], fitting: list[Question] | None, seed: int) -> list[tuple[list, list]]:
-    """(fitted on, scored) pairs: the train split's questions and these, or the two halves of these rooms."""
-    if fitting is not None:
-        return [(fitting, questions)]
-    halves = [[q for q in questions if _half(q.room_id, seed) == k] for k in (0, 1)]
-    return [(halves[1], halves[0]), (halves[0], halves[1])]
-
-
-def blind_answers(questions: list[Question], fitting: list[Question] | None, seed: int = 0) -> dict[str, tuple]:
-    """id -> (majority answer, learned answer) of every question, per question type, each by
-    baselines that never saw its room (`_folds`)."""
-    out: dict[str, tuple] = {}
-    for question_type in ("YN", "FR"):
-        scored_all = [q for q in questions if q.question_type == question_type]
-        fitted_all = None if fitting is None else [q for q in fitting if q.question_type == question_type]
-        for fitted, scored in _folds(scored_all, fitted_all, seed):
-            if not scored:
-                continue
-            if not fitted:
-                raise BlindUnavailable(f"no {question_type} questions to fit the audit's baselines on; "
-                                       "give a build with more rooms or a train split")
-            majority, learned = Majority(fitted), Learned(fitted)
-            for q, guess in zip(scored, learned.predict(scored)):
-                out[q.id] = (majority.predict(q), guess)
-    return out
-
-
-def audit_cells(questions: list[Question], answers: dict[str, tuple]) -> list[Cell]:
-    """Per configuration, setting and question type (in the order first met), the blind accuracies."""
-    groups: dict[tuple, list[Question]] = {}
-    for q in questions:
-        groups.setdefault((q.config, q.setting, q.question_type), []).append(q)
-    for q in questions:  # and each configuration's questions of a type over every setting
-        groups.setdefault((q.config, ALL_SETTINGS, q.question_type), []).append(q)
-    cells = []
-    for (config, setting, question_type), group in groups.items():
-        count = len(group)
-        chance = 0.5 if question_type == "YN" else sum(q.one_relation / q.options for q in group) / count
-        majority = sum(answers[q.id][0] == q.answer for q in group) / count
-        learned = sum(answers[q.id][1] == q.answer for q in group) / count
-        cells.append(Cell(config, setting, question_type, count, chance, majority, learned))
-    return cells
 
 
 def audit(rows: BenchmarkRows, configs: Sequence[str], fitting: BenchmarkRows | None = None,
@@ -241,29 +55,3 @@ def blind_correct(rows: BenchmarkRows, configs: Sequence[str], seed: int = 0) ->
         answers = blind_answers(questions, fitted, seed)
         out.update({q.id: (answers[q.id][0] == q.answer, answers[q.id][1] == q.answer) for q in questions})
     return out
-
-
-def over_limits(cells: Sequence[Cell], max_yn: float | None, max_fr: float | None,
-                least: int = MIN_QUESTIONS) -> list[Cell]:
-    """The cells of `least` questions or more whose blind accuracy passes its limit."""
-    limits = {"YN": max_yn, "FR": max_fr}
-    return [c for c in cells if c.questions >= least and limits[c.question_type] is not None
-            and c.blind > limits[c.question_type]]
-
-
-def audit_table(cells: Sequence[Cell]) -> str:
-    """The audit as a Markdown table: a line per configuration and setting, YN and FR side by side."""
-    by_setting: dict[tuple[str, str], dict[str, Cell]] = {}
-    for cell in cells:
-        by_setting.setdefault((cell.config, cell.setting), {})[cell.question_type] = cell
-    lines = ["| configuration | setting | YN questions | YN chance | YN blind majority | YN blind learned "
-             "| FR questions | FR chance | FR blind majority | FR blind learned |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    for (config, setting), pair in by_setting.items():
-        parts = []
-        for question_type in ("YN", "FR"):
-            c = pair.get(question_type)
-            parts.append(" | ".join([str(c.questions), *(f"{100 * v:.1f}" for v in (c.chance, c.majority, c.learned))])
-                         if c else "0 | - | - | -")
-        lines.append(f"| {config} | {setting} | {' | '.join(parts)} |")
-    return "\n".join(lines)

@@ -79,7 +79,8 @@ def evaluate(location: str, configs: str | None, prediction_files: list[Path], b
 
 def _blind(rows, configs, seed: int) -> dict | None:
     """The audit's blind baselines' outcome per row; None (the columns show "-") without scikit-learn."""
-    from pipeline.evaluate.audit import BlindUnavailable, blind_correct
+    from pipeline.dataset.audit import BlindUnavailable
+    from pipeline.evaluate.audit import blind_correct
 
     try:
         return blind_correct(rows, configs, seed)

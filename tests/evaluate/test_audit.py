@@ -8,8 +8,9 @@ from conftest import SCENE_SEED
 
 from pipeline.cli import main
 from pipeline.dataset.build import BuildPlan, build
-from pipeline.evaluate.audit import (ALL_SETTINGS, AUDIT_COLUMNS, Question, audit_cells, audit_source, blind_answers,
-                                     blind_features, object_type, over_limits, question_of)
+from pipeline.dataset.audit import (ALL_SETTINGS, AUDIT_COLUMNS, Question, audit_cells, blind_answers, blind_features,
+                                    object_type, over_limits, question_of)
+from pipeline.evaluate.audit import audit_source
 from pipeline.text.configs import parse_configs
 
 CONFIG = "n3_m2_d81"
