@@ -70,3 +70,16 @@ def test_wilson_stays_inside_zero_and_one():
     assert wilson(10, 10)[1] == 1 and 0.65 < wilson(10, 10)[0] < 1
     low, high = wilson(50, 100)
     assert low == pytest.approx(1 - high) and 0.39 < low < 0.41
+
+
+def test_a_balanced_twin_is_paired_with_its_balanced_original():
+    base = f"{X}_balanced"
+    rows, correct = [], []
+    for room in ROOMS:
+        for view in ("top_down", "north_facing"):
+            rows += [item(base, room, "o2", view), item(f"twin_{base}", room, "o2", view)]
+            correct += [True, False]
+    configs = [X, base, f"twin_{base}"]
+    found = [g for g in paired_gaps(rows, configs, {"m": outcomes(correct)}, 0) if g.kind == "twin"]
+    assert {g.configs for g in found} == {f"{base} / twin_{base}"}
+    assert found[0].result.pairs == 8 and found[0].result.difference == pytest.approx(1.0)
