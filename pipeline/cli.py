@@ -267,6 +267,38 @@ def add_split(command: argparse.ArgumentParser, default: str | None = None) -> N
                          help=f"the split to read (default: {default}); test is the benchmark")
 
 
+def non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
+    return value
+
+
+SAMPLE_HELP = ("ask only a fixed stratified sample of N questions of the chosen configurations: every configuration, "
+               "setting, view, question type and modality in proportion, the same ids for the same --seed and N on "
+               "any build of the same rooms (pipeline/evaluate/sample.py)")
+
+
+def add_sample(command: argparse.ArgumentParser, seed: bool = True, limit_help: str = SAMPLE_HELP) -> None:
+    """--limit N [--seed S]: the sample (pipeline.evaluate.sample) a command reads."""
+    command.add_argument("--limit", type=positive_int, metavar="N", help=limit_help)
+    if seed:
+        command.add_argument("--seed", type=int, default=0, help="seed of the --limit sample (default: 0)")
+
+
+def chosen_sample(rows, configs, args: argparse.Namespace):
+    """(Sample, its ids) of --limit and --seed, or (None, None) without --limit."""
+    from pipeline.evaluate.sample import Sample, sample_ids
+
+    if args.limit is None:
+        return None, None
+    sample = Sample(args.limit, args.seed)
+    return sample, sample_ids(rows, configs, sample)
+
+
 def add_prompts(commands) -> None:
     from pipeline.text.prompts import DEFAULT_STYLE, STYLES
 
@@ -276,6 +308,7 @@ def add_prompts(commands) -> None:
     prompts.add_argument("--style", choices=STYLES, default=DEFAULT_STYLE,
                          help="self-contained: the row's prompt, stating every definition its answer depends on "
                               "(default); paper: story, question and options only, as in the published evaluation")
+    add_sample(prompts)
     add_split(prompts)
     prompts.set_defaults(run=cmd_prompts)
 
@@ -285,8 +318,10 @@ def cmd_prompts(args: argparse.Namespace) -> None:
     from pipeline.evaluate.rows import open_rows
 
     rows = open_rows(args.source, args.split)
-    print_lines(prompt.record() for prompt in make_prompts(rows.rows(rows.choose(args.config),
-                                                                      prompt_columns(args.style)), args.style))
+    configs = rows.choose(args.config)
+    _, chosen = chosen_sample(rows, configs, args)
+    print_lines(prompt.record() for prompt in make_prompts(rows.rows(configs, prompt_columns(args.style), chosen),
+                                                            args.style))
 
 
 def add_export(commands) -> None:
@@ -338,13 +373,17 @@ def add_score(commands) -> None:
                             "repeat for several systems")
     score.add_argument("--name", type=nonempty_name, action="append", default=[],
                        help="the system's name in the report, once per --predictions in the same order "
-                            "(default: each file's name without its extension)")
+                            "(default: the model its file records, else the file's name without its extension)")
     score.add_argument("--baseline", action="append", default=[], choices=BASELINES,
                        help="score a baseline; repeatable")
     score.add_argument("--config", help=ANY_CONFIGS)
     score.add_argument("--pool", action="store_true",
                        help="report the chosen configurations as one pool (default: each on its own)")
-    score.add_argument("--seed", type=int, default=0, help="seed of the random baseline and the bootstrap intervals")
+    score.add_argument("--seed", type=int, default=0,
+                       help="seed of the random baseline and the bootstrap intervals, and of the --limit sample")
+    add_sample(score, seed=False, limit_help="score only the sample of N questions that `run-model --limit N --seed S` "
+                                             "asks (default: the sample the predictions files record, else every "
+                                             "question)")
     score.add_argument("--json", type=Path, help="also write the scores to this JSON file")
     score.add_argument("--plots", type=Path,
                        help="also write PNG plots (accuracy against n, m, hops and answer-set size; the paired gaps)")
@@ -357,9 +396,14 @@ def cmd_score(args: argparse.Namespace) -> None:
     from pipeline.evaluate.report import evaluate, markdown, write_report
     from pipeline.evaluate.score import name_systems
 
+    from pipeline.evaluate.sample import Sample
+
     predictions = name_systems(args.predictions, args.name)  # before a Hub download, not after
+    sample = None if args.limit is None else Sample(args.limit, args.seed)
     evaluation = evaluate(args.source, args.config, predictions, args.baseline, args.seed, args.pool,
-                          progress=not args.quiet, split=args.split)
+                          progress=not args.quiet, split=args.split, sample=sample)
+    for warning in evaluation.warnings:
+        print(f"roomspace score: warning: {warning}", file=sys.stderr)
     print(markdown(evaluation), end="")
     if args.json:
         write_report(args.json, evaluation)
@@ -409,6 +453,7 @@ def cmd_audit(args: argparse.Namespace) -> None:
 
 
 def add_run_model(commands) -> None:
+    from pipeline.evaluate.model_runner import DEFAULT_MAX_TOKENS
     from pipeline.text.prompts import DEFAULT_STYLE, STYLES
 
     run_model = commands.add_parser("run-model", help="ask an OpenAI-compatible chat endpoint every prompt")
@@ -431,8 +476,11 @@ def add_run_model(commands) -> None:
     run_model.add_argument("--timeout", type=positive_seconds, default=120.0, help="seconds per request (default: 120)")
     run_model.add_argument("--retries", type=positive_int, default=5, help="requests per prompt at most (default: 5)")
     run_model.add_argument("--temperature", type=temperature, default=0.0, help="sampling temperature (default: 0)")
-    run_model.add_argument("--max-tokens", type=positive_int,
-                           help="answer length limit sent to the endpoint; answers cut by it are marked truncated")
+    run_model.add_argument("--max-tokens", type=non_negative_int, default=DEFAULT_MAX_TOKENS,
+                           help=f"answer length limit sent with each request (default: {DEFAULT_MAX_TOKENS}, the "
+                                "lm-evaluation-harness tasks' max_gen_toks; 0 sends none, leaving the endpoint's own); "
+                                "answers cut by it are marked truncated, and `score` shows the answers' lengths")
+    add_sample(run_model)
     run_model.add_argument("--cache", type=Path, help="answer cache (default: the --out file + .cache.jsonl)")
     run_model.add_argument("--quiet", action="store_true", help="no progress bar")
     add_split(run_model)
@@ -441,6 +489,7 @@ def add_run_model(commands) -> None:
 
 def cmd_run_model(args: argparse.Namespace) -> None:
     from pipeline.evaluate.model_runner import Endpoint, Retry, check_samples, run_model
+    from pipeline.evaluate.predictions import RunHeader, templates_sha256
     from pipeline.evaluate.prompts import make_prompts, prompt_columns
     from pipeline.evaluate.rows import open_rows
 
@@ -450,18 +499,26 @@ def cmd_run_model(args: argparse.Namespace) -> None:
         if not api_key:
             raise RoomspaceError(f"environment variable {args.api_key_env} (--api-key-env) is not set")
     endpoint = Endpoint(Endpoint.chat_url(args.base_url), args.model, api_key, args.timeout, args.temperature,
-                        args.max_tokens)
+                        args.max_tokens or None)
     check_samples(args.samples, args.temperature)  # before a Hub download, not after
     cache = args.cache or args.predictions_out.with_name(args.predictions_out.name + ".cache.jsonl")
     rows = open_rows(args.source, args.split)
     configs = rows.choose(args.config)
-    prompts = make_prompts(rows.rows(configs, prompt_columns(args.style)), args.style)
+    data = rows.data_sha256(configs)  # every file read is checked against the build's manifest, before any request
+    sample, chosen = chosen_sample(rows, configs, args)
+    header = RunHeader(endpoint.model, endpoint.url, endpoint.temperature, endpoint.max_tokens, args.samples,
+                       args.style, templates_sha256(), args.source, args.split, configs, rows.manifest_sha256, data,
+                       sample)
+    prompts = make_prompts(rows.rows(configs, prompt_columns(args.style), chosen), args.style)
     report = run_model(prompts, endpoint, args.predictions_out, cache, args.concurrency, Retry(args.retries),
-                       progress=not args.quiet, samples=args.samples, count=rows.count(configs))
+                       progress=not args.quiet, samples=args.samples,
+                       count=rows.count(configs) if chosen is None else len(chosen), header=header)
     samples = f" x {report.samples} samples" if report.samples > 1 else ""
-    print(f"{args.predictions_out}: {report.prompts} prompts{samples} ({report.images} with an image), "
+    drawn = "" if sample is None else f" (the sample {sample.describe()})"
+    limit = "no max_tokens sent" if endpoint.max_tokens is None else f"max_tokens {endpoint.max_tokens}"
+    print(f"{args.predictions_out}: {report.prompts} prompts{drawn}{samples} ({report.images} with an image), "
           f"{report.cached} answered from {cache}, {report.asked} asked now, {report.failed} failed, "
-          f"{report.truncated} truncated at the length limit")
+          f"{report.truncated} truncated at the length limit ({limit})")
     if report.failed:
         raise RoomspaceError(f"{report.failed} of {report.prompts * report.samples} answers never came "
                              f"(first: {report.first_error}); they are written as null predictions; "

@@ -71,3 +71,9 @@ def shard_files(out: Path, manifest: dict, config: str, split: str = DATASET_SPL
     entries = sorted((key_split(key)[1], entry) for key, entry in manifest["shards"].items()
                      if key_split(key)[0] == split)
     return [out / path for _, entry in entries for path in entry["files"] if path.startswith(prefix)]
+
+
+def listed_checksums(out: Path, manifest: dict) -> dict[Path, str]:
+    """Every file the manifest lists (under `out`) -> its sha256 as listed."""
+    return {out / path: listed["sha256"] for entry in manifest["shards"].values()
+            for path, listed in entry["files"].items()}

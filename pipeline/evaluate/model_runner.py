@@ -1,10 +1,16 @@
 """Asking an OpenAI-compatible chat endpoint (POST .../v1/chat/completions) every prompt, for `score`.
 
 Each request carries the prompt's messages: a string for a text row, an image part (a PNG data URI)
-and a text part for a vision row. Prompts are streamed: only a bounded number of them (four per
+and a text part for a vision row, and `max_tokens` (DEFAULT_MAX_TOKENS unless told otherwise; an
+endpoint without a limit generates up to its whole context, and a model caught in a repetition
+loop takes minutes an answer). Prompts are streamed: only a bounded number of them (four per
 request slot) are held at once, so a 10K-room run with images holds no more prompts than a small
-one; what grows with the run is its ids and answers. Predictions are written at the end, in
-prompt order, then sample order.
+one; what grows with the run is its ids.
+
+Predictions (pipeline.evaluate.predictions) are written as they come: the header (what asked, how
+and what) first, then each answer, or each prompt that failed, appended the moment it is known,
+cached answers first as the stream reaches them. An interrupted run leaves a file `score` reads; a
+finished one sorts it into prompt order, then sample order.
 
 Requests run on a thread pool. 5xx, 408 and 429 answers, timeouts, dropped connections and
 garbage (a body that is not a chat completion, or one whose content is null without a length stop) are retried with
@@ -15,7 +21,9 @@ row failing every attempt (an endpoint answering only 5xx or garbage) stops the 
 endpoint's last error: every other prompt would fail the same way. An empty
 answer is an answer (unparseable to `score`); one the endpoint stopped at its length limit
 (finish_reason "length") is kept as cut and marked "truncated", a null one as "" (a reasoning
-model that spent its budget before answering).
+model that spent its budget before answering). The completion tokens the endpoint counts
+(`usage.completion_tokens`) are kept with each answer as "tokens", for the length distribution
+`score` reports.
 
 With `samples` K above 1 every prompt is asked K times (for the spread over rounds and for
 self-consistency), which only makes sense when sampling: K > 1 at temperature 0 is refused.
@@ -42,6 +50,7 @@ from typing import NamedTuple
 from tqdm import tqdm
 
 from pipeline.errors import RoomspaceError
+from pipeline.evaluate.predictions import PredictionsWriter, RunHeader
 from pipeline.evaluate.prompts import Prompt
 from pipeline.files import write_atomic
 
@@ -53,6 +62,10 @@ RETRIED_STATUS = frozenset({408, 429})  # besides every 5xx
 # the answers already given are in the cache, so a re-run once the server is fixed resumes.
 GIVE_UP_AFTER = 10
 PROMPTS_PER_SLOT = 4  # requests queued per slot: a reserve that keeps every slot busy while the next shard is read
+# Completion tokens asked for at most, unless told otherwise: the lm-evaluation-harness tasks' max_gen_toks
+# (lm_eval_tasks/_roomspace_common.yaml), so both harnesses cut an answer at the same length. Reasoning
+# through a five-object story takes a few hundred tokens; a model that loops repeats itself up to here.
+DEFAULT_MAX_TOKENS = 2048
 
 
 class EndpointFailure(Exception):
@@ -62,6 +75,7 @@ class EndpointFailure(Exception):
 class Answer(NamedTuple):
     text: str
     truncated: bool  # the endpoint stopped at its length limit: `text` is cut short
+    tokens: int | None = None  # completion tokens, as the endpoint counted them (usage.completion_tokens)
 
 
 @dataclass(frozen=True)
@@ -71,7 +85,7 @@ class Endpoint:
     api_key: str | None = None
     timeout: float = 120.0  # seconds per request
     temperature: float = 0.0
-    max_tokens: int | None = None
+    max_tokens: int | None = DEFAULT_MAX_TOKENS  # None: send none (the endpoint's own limit)
 
     @staticmethod
     def chat_url(base_url: str) -> str:
@@ -124,7 +138,8 @@ def ask_once(endpoint: Endpoint, prompt: Prompt) -> Answer:
     except (http.client.HTTPException, ConnectionError) as error:
         raise EndpointFailure(f"connection broken ({type(error).__name__})") from None
     try:
-        choice = json.loads(payload)["choices"][0]
+        reply = json.loads(payload)
+        choice = reply["choices"][0]
         content = choice["message"]["content"]
     except (ValueError, LookupError, TypeError):
         raise EndpointFailure(f"not a chat completion: {_snippet(payload)}") from None
@@ -133,7 +148,14 @@ def ask_once(endpoint: Endpoint, prompt: Prompt) -> Answer:
         content = ""  # a reasoning model that spent its whole budget thinking: cut short, not garbage
     if not isinstance(content, str):
         raise EndpointFailure(f"not a chat completion: {_snippet(payload)}")
-    return Answer(content, truncated)
+    return Answer(content, truncated, _completion_tokens(reply))
+
+
+def _completion_tokens(reply: dict) -> int | None:
+    """usage.completion_tokens where the endpoint counts them (vLLM, Ollama, llama.cpp and hosted APIs do)."""
+    usage = reply.get("usage")
+    tokens = usage.get("completion_tokens") if isinstance(usage, dict) else None
+    return tokens if type(tokens) is int and tokens >= 0 else None
 
 
 def _body(error: urllib.error.HTTPError) -> str:
@@ -169,9 +191,9 @@ def ask(endpoint: Endpoint, prompt: Prompt, retry: Retry, stop: threading.Event)
 
 
 class AnswerCache:
-    """Answers on disk, one JSON line each: {"model", "prompt_sha256", "sample", "answer", "truncated"},
+    """Answers on disk, one JSON line each: {"model", "prompt_sha256", "sample", "answer", "truncated"[, "tokens"]},
     appended as they come. Lines written before samples and truncation were recorded lack those two
-    keys: they are sample 0 and whole."""
+    keys: they are sample 0 and whole; lines without "tokens" have no count."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -186,7 +208,7 @@ class AnswerCache:
         for number, line in enumerate(data.split(b"\n")[:-1], 1):
             try:
                 record = json.loads(line.decode("utf-8"))
-                answer = Answer(record["answer"], record.get("truncated", False))
+                answer = Answer(record["answer"], record.get("truncated", False), record.get("tokens"))
                 if not isinstance(answer.text, str):
                     raise TypeError
                 self.answers[record["model"], record["prompt_sha256"], record.get("sample", 0)] = answer
@@ -199,8 +221,11 @@ class AnswerCache:
         return self.answers.get((model, prompt_hash, sample))
 
     def put(self, model: str, prompt_hash: str, sample: int, answer: Answer) -> None:
-        line = json.dumps({"model": model, "prompt_sha256": prompt_hash, "sample": sample, "answer": answer.text,
-                           "truncated": answer.truncated}, ensure_ascii=False)
+        record = {"model": model, "prompt_sha256": prompt_hash, "sample": sample, "answer": answer.text,
+                  "truncated": answer.truncated}
+        if answer.tokens is not None:
+            record["tokens"] = answer.tokens
+        line = json.dumps(record, ensure_ascii=False)
         with self.lock:
             self.answers[model, prompt_hash, sample] = answer
             self.file.write(line + "\n")
@@ -232,21 +257,30 @@ def check_samples(samples: int, temperature: float) -> None:
 
 
 def run_model(prompts: Iterable[Prompt], endpoint: Endpoint, out: Path, cache_path: Path, concurrency: int = 4,
-              retry: Retry = Retry(), progress: bool = True, samples: int = 1, count: int | None = None) -> RunReport:
-    """Answer every prompt `samples` times (cache first), then write predictions {"id", "prediction",
-    "model"[, "sample"][, "truncated"][, "error"]} to `out` in prompt order, then sample order. `count`
-    is how many prompts a stream will give, for the progress bar."""
+              retry: Retry = Retry(), progress: bool = True, samples: int = 1, count: int | None = None,
+              header: RunHeader | None = None) -> RunReport:
+    """Answer every prompt `samples` times (cache first), appending each answer to `out` as it comes
+    (after `header`), then sort `out` into prompt order, then sample order (pipeline.evaluate.predictions).
+    `count` is how many prompts a stream will give, for the progress bar."""
     check_samples(samples, endpoint.temperature)
     cache = AnswerCache(cache_path)
     ids: list[str] = []
     seen: set[str] = set()
-    answers: dict[tuple[int, int], Answer] = {}  # (prompt index, sample) -> answer
-    errors: dict[tuple[int, int], str] = {}
-    images = cached = 0
+    errors: dict[tuple[int, int], str] = {}  # (prompt index, sample) -> the last error
+    images = cached = answered = truncated = 0
     stop = threading.Event()
     pending: set[Future] = set()
     in_a_row = 0  # prompts failed since the last answer, in the order they finished
     lock = threading.Lock()
+    written = PredictionsWriter(out, header)
+
+    def keep(prompt_id: str, sample: int, answer: Answer) -> None:
+        nonlocal answered, truncated
+        written.add(prediction(prompt_id, endpoint.model, sample, samples, answer))
+        with lock:
+            answered += 1
+            truncated += answer.truncated
+            bar.update()
 
     def job(index: int, prompt: Prompt, prompt_hash: str, sample: int) -> None:
         nonlocal in_a_row
@@ -255,6 +289,7 @@ def run_model(prompts: Iterable[Prompt], endpoint: Endpoint, out: Path, cache_pa
         try:
             answer = ask(endpoint, prompt, retry, stop)
         except EndpointFailure as error:
+            written.add(prediction(prompt.id, endpoint.model, sample, samples, None, str(error)))
             with lock:
                 errors[index, sample] = str(error)
                 in_a_row += 1
@@ -262,47 +297,64 @@ def run_model(prompts: Iterable[Prompt], endpoint: Endpoint, out: Path, cache_pa
                 bar.update()
                 if in_a_row >= retry.give_up_after and not stop.is_set():
                     stop.set()  # the requests in flight give up at their next backoff
-                    kept = len(answers)
                     raise RoomspaceError(
                         f"{endpoint.url}: stopped after {in_a_row} prompts in a row failed {retry.attempts} attempts "
-                        f"each (last: {error}); {kept} answers of this run are kept in {cache.path}; re-run the "
-                        "same command once the endpoint answers, and only what is missing is asked") from None
+                        f"each (last: {error}); {answered} answers of this run are kept in {cache.path} and {out}; "
+                        "re-run the same command once the endpoint answers, and only what is missing is asked"
+                    ) from None
             return
         cache.put(endpoint.model, prompt_hash, sample, answer)
         with lock:
-            answers[index, sample] = answer
             in_a_row = 0
-            bar.update()
+        keep(prompt.id, sample, answer)
 
     count = len(prompts) if isinstance(prompts, Sized) else count
     total = None if count is None else count * samples
-    with tqdm(total=total, unit="answer", desc=endpoint.model, disable=not progress) as bar, \
-            ThreadPoolExecutor(max_workers=concurrency) as pool:
-        try:
-            for index, prompt in enumerate(prompts):
-                if prompt.id in seen:
-                    raise RoomspaceError(f"two prompts share the id {prompt.id}")
-                seen.add(prompt.id)
-                ids.append(prompt.id)
-                images += prompt.image is not None
-                prompt_hash = endpoint.prompt_hash(prompt)
-                for sample in range(samples):
-                    answer = cache.get(endpoint.model, prompt_hash, sample)
-                    if answer is not None:
-                        answers[index, sample] = answer
-                        cached += 1
-                        bar.update()
-                        continue
-                    _settle(pending, PROMPTS_PER_SLOT * concurrency - 1)
-                    pending.add(pool.submit(job, index, prompt, prompt_hash, sample))
-            _settle(pending, 0)
-        finally:
-            stop.set()
-            pool.shutdown(cancel_futures=True)
-            cache.close()
-    first_error = _write_predictions(out, endpoint.model, ids, samples, answers, errors)
-    return RunReport(len(ids), images, samples, cached, len(answers) - cached, len(errors),
-                     sum(answer.truncated for answer in answers.values()), first_error)
+    try:
+        with tqdm(total=total, unit="answer", desc=endpoint.model, disable=not progress) as bar, \
+                ThreadPoolExecutor(max_workers=concurrency) as pool:
+            try:
+                for index, prompt in enumerate(prompts):
+                    if prompt.id in seen:
+                        raise RoomspaceError(f"two prompts share the id {prompt.id}")
+                    seen.add(prompt.id)
+                    ids.append(prompt.id)
+                    images += prompt.image is not None
+                    prompt_hash = endpoint.prompt_hash(prompt)
+                    for sample in range(samples):
+                        answer = cache.get(endpoint.model, prompt_hash, sample)
+                        if answer is not None:
+                            cached += 1
+                            keep(prompt.id, sample, answer)
+                            continue
+                        _settle(pending, PROMPTS_PER_SLOT * concurrency - 1)
+                        pending.add(pool.submit(job, index, prompt, prompt_hash, sample))
+                _settle(pending, 0)
+            finally:
+                stop.set()
+                pool.shutdown(cancel_futures=True)
+                cache.close()
+    except BaseException:
+        written.close()  # what came is kept, in the order it came
+        raise
+    written.finish(ids)
+    first_error = errors[min(errors)] if errors else None
+    return RunReport(len(ids), images, samples, cached, answered - cached, len(errors), truncated, first_error)
+
+
+def prediction(prompt_id: str, model: str, sample: int, samples: int, answer: Answer | None,
+               error: str | None = None) -> dict:
+    """One predictions line: {"id", "prediction", "model"[, "sample"][, "truncated"][, "tokens"][, "error"]}."""
+    record = {"id": prompt_id, "prediction": None if answer is None else answer.text, "model": model}
+    if samples > 1:
+        record["sample"] = sample
+    if answer is not None and answer.truncated:
+        record["truncated"] = True
+    if answer is not None and answer.tokens is not None:
+        record["tokens"] = answer.tokens
+    if error is not None:
+        record["error"] = error
+    return record
 
 
 def _settle(pending: set[Future], most: int) -> None:
@@ -315,29 +367,3 @@ def _settle(pending: set[Future], most: int) -> None:
         if len(pending) <= most:
             return
         wait(pending, return_when=FIRST_COMPLETED)
-
-
-def _write_predictions(out: Path, model: str, ids: list[str], samples: int, answers: dict[tuple[int, int], Answer],
-                       errors: dict[tuple[int, int], str]) -> str | None:
-    """One line per (prompt, sample), written atomically; returns the first error in that order."""
-    first_error = None
-
-    def write(target: Path) -> None:
-        nonlocal first_error
-        with open(target, "w", encoding="utf-8") as file:
-            for index, prompt_id in enumerate(ids):
-                for sample in range(samples):
-                    answer = answers.get((index, sample))
-                    record = {"id": prompt_id, "prediction": None if answer is None else answer.text, "model": model}
-                    if samples > 1:
-                        record["sample"] = sample
-                    if answer is not None and answer.truncated:
-                        record["truncated"] = True
-                    error = errors.get((index, sample))
-                    if error is not None:
-                        record["error"] = error
-                        first_error = first_error or error
-                    file.write(json.dumps(record, ensure_ascii=False) + "\n")
-
-    write_atomic(out, write)
-    return first_error

@@ -1,5 +1,5 @@
-"""The `score` command's report: per configuration, every system beside chance and majority, its
-breakdowns, then the paired gaps; as Markdown and as JSON."""
+"""The `score` command's report: what produced each system, then per configuration every system beside
+chance and majority, the answers' lengths, its breakdowns, then the paired gaps; as Markdown and as JSON."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from pathlib import Path
 
 from pipeline.dataset.manifest import DATASET_SPLIT
 from pipeline.evaluate.gaps import Gap, paired_gaps
+from pipeline.evaluate.predictions import RunHeader
 from pipeline.evaluate.rows import open_rows
+from pipeline.evaluate.sample import Sample
 from pipeline.evaluate.score import (BREAKDOWNS, Metrics, Reference, Scorer, breakdown, groups, load_systems,
                                      read_score_rows)
 from pipeline.evaluate.stats import Rate
@@ -45,14 +47,18 @@ class Evaluation:
     groups: list[GroupReport]
     gaps: list[Gap]
     unparseable: dict[str, list[dict]]  # system -> the first unparseable answers
+    runs: dict[str, RunHeader | None]  # predictions system -> what produced it (its file's header)
+    sample: Sample | None  # the sample scored (`--limit`, or the one the predictions files record)
+    warnings: list[str]  # where the predictions and the build do not fit (one line each)
 
 
 def evaluate(location: str, configs: str | None, prediction_files: list[Path], baselines: list[str], seed: int = 0,
-             pool: bool = False, progress: bool = False, split: str = DATASET_SPLIT) -> Evaluation:
+             pool: bool = False, progress: bool = False, split: str = DATASET_SPLIT,
+             sample: Sample | None = None) -> Evaluation:
     rows = open_rows(location, split)
     chosen = rows.choose(configs)
-    score_rows = read_score_rows(rows, chosen, progress)
-    systems = load_systems(rows, score_rows, prediction_files, baselines, seed)
+    loaded = load_systems(rows, read_score_rows(rows, chosen, progress), prediction_files, baselines, seed, sample)
+    score_rows, systems = loaded.rows, loaded.systems
     scorer = Scorer(score_rows, _blind(rows, chosen, seed))
 
     def sliced(items) -> Slice:
@@ -60,6 +66,8 @@ def evaluate(location: str, configs: str | None, prediction_files: list[Path], b
 
     reports = []
     for group in groups(score_rows, chosen, pool):
+        if loaded.sample is not None and not group.items.size:
+            continue  # a configuration the sample does not reach
         parts = {key: breakdown(score_rows, group.items, key) for key in BREAKDOWNS}
         by = {key: {value: sliced(items) for value, items in found.items()}
               for key, found in parts.items() if list(found) != [None]}  # modality: vision rows only
@@ -74,7 +82,8 @@ def evaluate(location: str, configs: str | None, prediction_files: list[Path], b
     shown = str(location) if split == DATASET_SPLIT else f"{location}, {split} split"
     return Evaluation(shown, chosen, seed, {name: o.rounds for name, o in systems.items()}, reports,
                       paired_gaps(score_rows, chosen, systems, seed),
-                      {name: o.examples for name, o in systems.items() if o.examples})
+                      {name: o.examples for name, o in systems.items() if o.examples}, loaded.runs, loaded.sample,
+                      loaded.warnings)
 
 
 def _blind(rows, configs, seed: int) -> dict | None:
@@ -154,6 +163,34 @@ def _rounds(evaluation: Evaluation, part: Slice) -> str | None:
                    "YN majority vote", "FR majority vote"], lines)
 
 
+def _lengths(evaluation: Evaluation, part: Slice) -> str | None:
+    """Completion tokens per answer, per system that has counts, beside its truncated answers and its limit."""
+    lines = []
+    for name, m in part.systems.items():
+        if m.tokens is None:
+            continue
+        run = evaluation.runs.get(name)
+        cap = "-" if run is None else "none sent" if run.max_tokens is None else str(run.max_tokens)
+        t = m.tokens
+        lines.append([name, str(t.answers), f"{t.mean:.0f}", f"{t.median:.0f}", f"{t.p90:.0f}", f"{t.p99:.0f}",
+                      str(t.max), _count(m.truncated), cap])
+    if not lines:
+        return None
+    return _table(["system", "answers counted", "mean", "median", "90th percentile", "99th percentile", "max",
+                   "truncated", "max_tokens"], lines)
+
+
+def _runs(evaluation: Evaluation) -> str | None:
+    """What produced each predictions file that says so (its header)."""
+    lines = [[name, run.model, run.server, f"{run.temperature:g}", "none" if run.max_tokens is None else str(run.max_tokens),
+              str(run.samples), run.style, "all" if run.sample is None else run.sample.describe(), run.roomspace]
+             for name, run in evaluation.runs.items() if run is not None]
+    if not lines:
+        return None
+    return _table(["system", "model", "server", "temperature", "max_tokens", "samples", "prompt style", "questions",
+                   "roomspace"], lines)
+
+
 def _gaps(gaps: list[Gap]) -> str:
     lines = [[g.kind, g.configs, g.system, g.measure, f"{g.first} - {g.second}", str(g.result.pairs), str(g.result.rooms),
               _percent(g.result.first), _percent(g.result.second),
@@ -166,6 +203,12 @@ def _gaps(gaps: list[Gap]) -> str:
 def markdown(evaluation: Evaluation) -> str:
     """Per configuration: the overall table, repeats, every breakdown; then the paired gaps. Rates in %."""
     parts = [f"# Scores on {evaluation.location} (rates in %, 95% intervals in brackets)"]
+    if evaluation.sample is not None:
+        parts.append(f"On the sample {evaluation.sample.describe()} (pipeline/evaluate/sample.py): chance, majority, "
+                     "the baselines and every interval are over its items.")
+    runs = _runs(evaluation)
+    if runs:
+        parts += ["## Systems (as their predictions files record them)", runs]
     for group in evaluation.groups:
         parts.append(f"## {group.name} ({group.items} items)")
         if group.configs != (group.name,):
@@ -174,6 +217,9 @@ def markdown(evaluation: Evaluation) -> str:
         rounds = _rounds(evaluation, group.overall)
         if rounds:
             parts += ["### Repeated answers", rounds]
+        lengths = _lengths(evaluation, group.overall)
+        if lengths:
+            parts += ["### Answer lengths (completion tokens per answer, as the endpoint counted them)", lengths]
         for key, values in group.by.items():
             parts += [f"### {group.name} by {key}", _breakdown(key, values)]
     gaps = [g for g in evaluation.gaps if g.result is not None]

@@ -4,7 +4,8 @@ One split is read at a time: `test`, the benchmark, unless another is asked for 
 `validation`, where the build has them).
 
 * A built folder (`roomspace build --out`): its manifest lists every configuration and shard; an
-  unfinished build is refused.
+  unfinished build is refused, and so is a file that no longer matches the sha256 the manifest
+  lists (checked once per file, before its first rows are read: only the shards read are hashed).
 * A Hub snapshot (what `push` uploads: README.md and data/<config>/*.parquet, no manifest): the
   card's YAML header lists the configurations, their files per split and the default one.
 * `OWNER/NAME`: the dataset repository is fetched (or found in the local Hugging Face cache) with
@@ -17,17 +18,21 @@ holds more than one shard's chosen columns at once.
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipeline.dataset.layout import questions
-from pipeline.dataset.manifest import DATASET_SPLIT, MANIFEST, build_configs, build_splits, read_manifest, shard_files
+from pipeline.dataset.manifest import (DATASET_SPLIT, MANIFEST, build_configs, build_splits, listed_checksums,
+                                       read_manifest, shard_files)
 from pipeline.errors import RoomspaceError
+from pipeline.files import file_sha256
 
 HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
 CARD = "README.md"
@@ -42,6 +47,9 @@ class BenchmarkRows:
     default: str | None  # the configuration the card marks as default
     split: str = DATASET_SPLIT
     splits: tuple[str, ...] = (DATASET_SPLIT,)  # every split the source has
+    checksums: dict[Path, str] = field(default_factory=dict)  # a build's files as its manifest lists them
+    manifest_sha256: str | None = None  # of a build's manifest.json; None for a Hub snapshot
+    _hashed: dict[Path, str] = field(default_factory=dict, compare=False, repr=False)  # files checked or hashed
 
     def choose(self, configs: str | None) -> tuple[str, ...]:
         """`configs` (comma-separated names) checked against what is here; None means every one."""
@@ -60,18 +68,49 @@ class BenchmarkRows:
         question has), a vision question with its image (pipeline.dataset.layout)."""
         yield from self._read(config, columns, None)
 
+    def sha256(self, path: Path) -> str:
+        """A file's sha256, computed once; a build's file must be the one its manifest lists."""
+        if path not in self._hashed:
+            listed = self.checksums.get(path)
+            if listed is not None and not path.is_file():
+                raise RoomspaceError(f"{path}: listed in {MANIFEST} but missing; re-run the build command to redo it")
+            found = file_sha256(path)
+            if listed is not None and found != listed:
+                raise RoomspaceError(f"{path}: its sha256 differs from the one {MANIFEST} lists (damaged, edited or "
+                                     "trimmed by hand); re-run the build command to redo it (`roomspace validate` "
+                                     "checks the whole build)")
+            self._hashed[path] = found
+        return self._hashed[path]
+
+    def data_sha256(self, configs: Sequence[str]) -> str:
+        """sha256 of the files `configs` are read from (each file's configuration, name and sha256): what
+        answers to these configurations were answers to."""
+        listing = "".join(f"{config}/{path.name} {self.sha256(path)}\n" for config in configs
+                          for path in self.files[config])
+        return hashlib.sha256(listing.encode()).hexdigest()
+
     def _read(self, config: str, columns: Sequence[str] | None, file_rows: int | None) -> Iterator[pa.Table]:
         for path in self.files[config]:
+            if path in self.checksums:
+                self.sha256(path)  # a build's file is checked against its manifest before it is read
             try:
                 yield from questions(pq.ParquetFile(path), columns, file_rows)
             except (OSError, pa.ArrowException) as error:
                 raise RoomspaceError(f"{path}: not a readable Parquet file ({error}); "
                                      "rebuild or re-download it") from None
 
-    def rows(self, configs: Sequence[str], columns: Sequence[str] | None = None) -> Iterator[dict]:
-        """Question dicts, made a few at a time: a vision shard's images never all become Python objects at once."""
+    def rows(self, configs: Sequence[str], columns: Sequence[str] | None = None,
+             keep: Collection[str] | None = None) -> Iterator[dict]:
+        """Question dicts, made a few at a time: a vision shard's images never all become Python objects at once.
+        With `keep`, only the questions whose ids it holds (a sample), in row order."""
+        kept = None if keep is None else pa.array(list(keep), pa.string())
         for config in configs:
-            for table in self._read(config, columns, ROWS_AT_ONCE):
+            for table in self._read(config, columns if kept is None or columns is None else [*columns, "id"],
+                                    ROWS_AT_ONCE):
+                if kept is not None:
+                    table = table.filter(pc.is_in(table.column("id"), value_set=kept))
+                    if columns is not None and "id" not in columns:
+                        table = table.drop_columns(["id"])
                 for batch in table.to_batches(max_chunksize=ROWS_AT_ONCE):
                     yield from batch.to_pylist()
 
@@ -112,7 +151,8 @@ def _built(location: str, out: Path, split: str) -> BenchmarkRows:
         raise _no_split(location, split, build_splits(manifest))
     configs = build_configs(manifest)
     files = {config: tuple(shard_files(out, manifest, config, split)) for config in configs}
-    return BenchmarkRows(location, configs, files, configs[0] if configs else None, split, build_splits(manifest))
+    return BenchmarkRows(location, configs, files, configs[0] if configs else None, split, build_splits(manifest),
+                         listed_checksums(out, manifest), file_sha256(out / MANIFEST))
 
 
 def _snapshot(location: str, folder: Path, split: str) -> BenchmarkRows:

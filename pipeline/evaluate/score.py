@@ -16,7 +16,24 @@ and majority (the best single constant answer for that group, in hindsight).
 
 A predictions file may hold several answers per item (`"sample": k`, from `run-model --samples`):
 rates are then means over rounds with their standard deviation, and the majority vote over the
-rounds (self-consistency) is scored too.
+rounds (self-consistency) is scored too. Where the endpoint counted each answer's completion tokens
+(`"tokens"`), their distribution is reported beside the truncated answers.
+
+A predictions file's header (pipeline.evaluate.predictions) names its system by the model that
+answered and says which sample it asked: when every predictions file records a sample (`run-model
+--limit`), the items scored are those they hold answers for, so chance, majority, the baselines and
+every interval are over the sample; `--limit N --seed S` scores that sample whatever the files
+say. What does not match the build (another build's manifest, another split, an empty file,
+answers only to configurations not being scored, an unfinished run) is a one-line warning, never
+a silent 0 %.
+
+A map (question type MAP, pipeline.text.maps) is scored by the checker rather than against one
+true map: it is consistent when every fact its story states holds on its cells
+(pipeline.spatial.facts.facts_held); its partial credit is the share of facts that hold (kept where
+an FR answer keeps its Jaccard). Maps consistent, facts held and maps not parsed are reported per
+system; the baselines `random` (every object in a random cell), `regions` (every object in a random
+cell of its stated region, against a wall where the story says so: the facts about single objects
+alone) and `checker` (the rasterised scene, the story's own witness: 100 %) draw maps too.
 
 Only the columns scoring needs are read, one shard at a time, and per-item outcomes are kept in
 numpy arrays: memory grows with the number of items, not with the rows' stories or images.
@@ -37,7 +54,9 @@ import numpy as np
 from pipeline.errors import RoomspaceError
 from pipeline.evaluate.answers import parse_answer
 from pipeline.evaluate.baselines import BASELINES, baseline_predictions
+from pipeline.evaluate.predictions import RunHeader, first_model, header_of, read_header
 from pipeline.evaluate.rows import BenchmarkRows
+from pipeline.evaluate.sample import Sample, sample_ids
 from pipeline.evaluate.stats import Rate, rate
 from pipeline.spatial.relations import DIRECTIONS
 
@@ -121,13 +140,17 @@ class Outcomes:
     f1: np.ndarray  # float32, FR, per item
     named: np.ndarray  # int16: bits of the FR relations named (BIT), 0 unless scored
     yes: np.ndarray  # int8: YN answer 1 / 0, -1 unless scored
+    tokens: np.ndarray  # int32: the answer's completion tokens, -1 where not counted
     examples: list[dict] = field(default_factory=list)  # the first unparseable answers
+
+    ROUNDED = ("status", "correct", "jaccard", "f1", "named", "yes", "tokens")  # the arrays, items x rounds
 
     @classmethod
     def empty(cls, items: int, rounds: int = 1) -> Outcomes:
         shape = (items, rounds)
         return cls(np.full(shape, NO_ANSWER, np.int8), np.zeros(shape, bool), np.zeros(shape, np.float32),
-                   np.zeros(shape, np.float32), np.zeros(shape, np.int16), np.full(shape, -1, np.int8))
+                   np.zeros(shape, np.float32), np.zeros(shape, np.int16), np.full(shape, -1, np.int8),
+                   np.full(shape, -1, np.int32))
 
     @property
     def rounds(self) -> int:
@@ -136,12 +159,20 @@ class Outcomes:
     def grow(self, rounds: int) -> None:
         """Room for more rounds; items have no answer there until one is recorded."""
         extra = Outcomes.empty(self.status.shape[0], rounds - self.rounds)
-        for name in ("status", "correct", "jaccard", "f1", "named", "yes"):
+        for name in self.ROUNDED:
             setattr(self, name, np.concatenate([getattr(self, name), getattr(extra, name)], axis=1))
 
-    def record(self, k: int, round_: int, row: ScoreRow, text: str | None, truncated: bool = False) -> None:
+    def subset(self, items: np.ndarray, ids: set[str]) -> Outcomes:
+        """The outcomes of the items at positions `items` (whose ids are `ids`), in that order."""
+        return Outcomes(*(getattr(self, name)[items] for name in self.ROUNDED),
+                        [example for example in self.examples if example["id"] in ids])
+
+    def record(self, k: int, round_: int, row: ScoreRow, text: str | None, truncated: bool = False,
+               tokens: int | None = None) -> None:
         if text is None:
             return
+        if tokens is not None:
+            self.tokens[k, round_] = tokens
         if truncated:
             self.status[k, round_] = TRUNCATED
             return
@@ -172,59 +203,102 @@ def score_item(row: ScoreRow, text: str | None, truncated: bool = False) -> Outc
     return outcome
 
 
+@dataclass
+class PredictionsRead:
+    """What a predictions file gave, beside its outcomes: enough to say when it does not fit the build."""
+
+    path: Path
+    header: RunHeader | None
+    outcomes: Outcomes
+    listed: np.ndarray  # bool per item: the file has a line for it
+    lines: int = 0  # answer lines
+    elsewhere: int = 0  # answer lines to configurations not being scored
+    ids: int = 0  # questions answered at least once (null answers too: a line each)
+    cut: bool = False  # its last line was cut short (a run killed mid-write) and skipped
+
+
 def read_predictions(path: Path, index: dict[str, int], rows: list[ScoreRow], known: set[str]) -> Outcomes:
+    """A predictions file scored against `rows` (index: id -> position); see `read_predictions_file`."""
+    return read_predictions_file(path, index, rows, known).outcomes
+
+
+def read_predictions_file(path: Path, index: dict[str, int], rows: list[ScoreRow], known: set[str]) -> PredictionsRead:
     """A predictions file scored against `rows` (index: id -> position). Lines are JSON objects
-    {"id", "prediction"[, "sample", "truncated"]}, "\\n"-separated; a null prediction is a failed
-    request (no answer). Ids of other configurations of the benchmark (`known`) are skipped; an id
-    it does not have, a repeated (id, sample) or a malformed line is an error naming the line."""
+    {"id", "prediction"[, "sample", "truncated", "tokens"]}, "\\n"-separated, after an optional header
+    line (pipeline.evaluate.predictions); a null prediction is a failed request (no answer). Ids of
+    other configurations of the benchmark (`known`) are skipped; an id it does not have, a repeated
+    (id, sample) or a malformed line is an error naming the line, but for a last line cut short."""
     try:
-        outcomes = _read_predictions(path, index, rows, known)
+        return _read_predictions(path, index, rows, known)
     except FileNotFoundError:
         raise RoomspaceError(f"predictions file {path} does not exist") from None
     except UnicodeDecodeError:
         raise RoomspaceError(f"predictions file {path} is not UTF-8 text") from None
-    return outcomes
 
 
-def _read_predictions(path: Path, index: dict[str, int], rows: list[ScoreRow], known: set[str]) -> Outcomes:
-    outcomes = Outcomes.empty(len(rows))
+def _read_predictions(path: Path, index: dict[str, int], rows: list[ScoreRow], known: set[str]) -> PredictionsRead:
+    read = PredictionsRead(path, read_header(path), Outcomes.empty(len(rows)), np.zeros(len(rows), bool))
     seen: set[tuple[str, int]] = set()
     # Read line by line (a file of long answers need not fit in memory twice); newline="\n" splits on
     # "\n" alone, where str.splitlines would also split inside an answer holding U+2028.
     # utf-8-sig: a byte order mark, as Windows tools write one, is not part of the first line.
     with open(path, encoding="utf-8-sig", newline="\n") as lines:
         for number, line in enumerate(lines, 1):
-            _record_line(outcomes, seen, f"{path}:{number}", line, index, rows, known)
-    return outcomes
+            if number == 1 and read.header is not None:
+                continue
+            if not line.endswith("\n") and not _whole(line):
+                read.cut = True  # the last line of an interrupted run, cut mid-write
+                break
+            _record_line(read, seen, f"{path}:{number}", line, index, rows, known)
+    read.ids = len({item for item, _ in seen})
+    return read
 
 
-def _record_line(outcomes: Outcomes, seen: set, where: str, line: str, index: dict[str, int], rows: list[ScoreRow],
-                 known: set[str]) -> None:
-    """One predictions line into `outcomes`; `seen` holds the (id, sample) pairs read so far."""
+def _whole(line: str) -> bool:
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True
+
+
+def _record_line(read: PredictionsRead, seen: set, where: str, line: str, index: dict[str, int],
+                 rows: list[ScoreRow], known: set[str]) -> None:
+    """One predictions line into `read`; `seen` holds the (id, sample) pairs read so far."""
     if not line.strip():
         return
     try:
         record = json.loads(line)
     except ValueError:
         raise RoomspaceError(f"{where}: not a JSON object") from None
+    if header_of(record) is not None:
+        raise RoomspaceError(f"{where}: a predictions header after the first line (two files joined?); "
+                             "score each file on its own (--predictions once each)")
     if not isinstance(record, dict) or not isinstance(record.get("id"), str) or "prediction" not in record:
         raise RoomspaceError(f'{where}: expected {{"id": "...", "prediction": "..."}}')
     item_id, answer, sample = record["id"], record["prediction"], record.get("sample", 0)
+    tokens = record.get("tokens")
     if answer is not None and not isinstance(answer, str):
         raise RoomspaceError(f"{where}: prediction for {item_id} is not text")
     if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
         raise RoomspaceError(f"{where}: sample must be a whole number >= 0, got {sample!r}")
+    if tokens is not None and (type(tokens) is not int or tokens < 0):
+        raise RoomspaceError(f"{where}: tokens must be a whole number >= 0, got {tokens!r}")
     if item_id not in known:
         raise RoomspaceError(f"{where}: id {item_id} is not an item of this benchmark")
     if (item_id, sample) in seen:
         raise RoomspaceError(f"{where}: a second prediction for {item_id}" + (f", sample {sample}" if sample else ""))
     seen.add((item_id, sample))
+    read.lines += 1
     k = index.get(item_id)
     if k is None:
+        read.elsewhere += 1
         return  # an item of a configuration not being scored
+    outcomes = read.outcomes
     if sample >= outcomes.rounds:
         outcomes.grow(sample + 1)
-    outcomes.record(k, sample, rows[k], answer, bool(record.get("truncated", False)))
+    read.listed[k] = True
+    outcomes.record(k, sample, rows[k], answer, bool(record.get("truncated", False)), tokens)
 
 
 def baseline_outcomes(name: str, rows: list[ScoreRow], seed: int) -> Outcomes:
@@ -258,6 +332,27 @@ class Metrics:
     fr_single_consistent: float | None  # share of those whose relation is consistent with the story
     yn_vote: float | None = None  # self-consistency: the majority answer over rounds, where there are several
     fr_vote: float | None = None
+    tokens: Lengths | None = None  # the answers' completion tokens, where the endpoint counted them
+
+
+@dataclass(frozen=True)
+class Lengths:
+    """How long the answers were: completion tokens per answer (a reasoning model's thinking included)."""
+
+    answers: int  # answers with a count (every round's)
+    mean: float
+    median: float
+    p90: float
+    p99: float
+    max: int
+
+    @classmethod
+    def of(cls, tokens: np.ndarray) -> Lengths | None:
+        counted = tokens[tokens >= 0]
+        if not counted.size:
+            return None
+        p50, p90, p99 = np.percentile(counted, [50, 90, 99])
+        return cls(int(counted.size), float(counted.mean()), float(p50), float(p90), float(p99), int(counted.max()))
 
 
 @dataclass(frozen=True)
@@ -310,7 +405,7 @@ class Scorer:
             fr_jaccard=float(outcomes.jaccard[fr].mean()) if fr.size else None,
             fr_single=float(single.sum()) / rounds,
             fr_single_consistent=float(consistent.sum() / single.sum()) if single.any() else None,
-            yn_vote=vote_yn, fr_vote=vote_fr,
+            yn_vote=vote_yn, fr_vote=vote_fr, tokens=Lengths.of(outcomes.tokens[items]),
         )
 
     @staticmethod
@@ -408,12 +503,17 @@ def breakdown(rows: list[ScoreRow], items: np.ndarray, key: str) -> dict:
 
 def name_systems(paths: Sequence[Path], names: Sequence[str] = ()) -> dict[str, Path]:
     """Each predictions file under its system's name: `names` (score's --name) in the files' order, else
-    each file's stem."""
+    the model each file records (its header's, or its answers' "model"), else the file's stem; files
+    recording the same model are told apart by their stems, "MODEL (stem)"."""
     if names and len(names) != len(paths):
         raise RoomspaceError(f"{len(names)} --name for {len(paths)} --predictions files: give one --name per "
                              "--predictions, in the same order")
+    if not names:
+        models = [first_model(path) or path.stem for path in paths]
+        names = [f"{model} ({path.stem})" if models.count(model) > 1 and model != path.stem else model
+                 for model, path in zip(models, paths)]
     named: dict[str, Path] = {}
-    for path, name in zip(paths, names or [path.stem for path in paths]):
+    for path, name in zip(paths, names):
         if name in named:
             how = "give each its own --name" if names else "name their systems with --name NAME, once per --predictions"
             raise RoomspaceError(f"two predictions files are named {name} ({named[name]} and {path}); {how}")
@@ -421,27 +521,109 @@ def name_systems(paths: Sequence[Path], names: Sequence[str] = ()) -> dict[str, 
     return named
 
 
+@dataclass
+class Loaded:
+    """The systems scored, on the items scored (the sample's, where there is one), and what did not fit."""
+
+    rows: list[ScoreRow]
+    systems: dict[str, Outcomes]
+    runs: dict[str, RunHeader | None]  # predictions system -> what produced it (its header)
+    sample: Sample | None  # the sample scored, when one was asked for or recorded
+    warnings: list[str]
+
+
 def load_systems(rows: BenchmarkRows, score_rows: list[ScoreRow], prediction_files: Iterable[Path] | Mapping[str, Path],
-                 baselines: Iterable[str], seed: int) -> dict[str, Outcomes]:
-    """Each predictions file and baseline, scored item by item. A file's system is named by its key
-    where `prediction_files` maps names to files (see name_systems), else by its stem."""
-    systems: dict[str, Outcomes] = {}
+                 baselines: Iterable[str], seed: int, sample: Sample | None = None) -> Loaded:
+    """Each predictions file and baseline, scored item by item, on the items of `sample` where one is
+    given, else on those the files answer where each of them records a sample (module docstring). A
+    file's system is named by its key where `prediction_files` maps names to files (see name_systems)."""
     baselines = list(baselines)
     if not isinstance(prediction_files, Mapping):
         prediction_files = name_systems(list(prediction_files))
     if not prediction_files and not baselines:
         raise RoomspaceError("nothing to score: give --predictions FILE or --baseline NAME")
-    index = {row.id: k for k, row in enumerate(score_rows)}
-    # Every id of the benchmark: those being scored are in hand, only the other configurations' are read.
-    scored = {row.config for row in score_rows}
-    known = set(index) | rows.ids([c for c in rows.configs if c not in scored]) if prediction_files else set()
-    for name, path in prediction_files.items():
-        systems[name] = read_predictions(path, index, score_rows, known)
     for name in baselines:
         if name not in BASELINES:
             raise RoomspaceError(f"unknown baseline {name!r}; expected one of {', '.join(BASELINES)}")
-        if name in systems:
+        if name in prediction_files:
             raise RoomspaceError(f"{name} is both a predictions file and a baseline; name the file's system "
                                  "with --name")
-        systems[name] = baseline_outcomes(name, score_rows, seed)
-    return systems
+    index = {row.id: k for k, row in enumerate(score_rows)}
+    # Every id of the benchmark: those being scored are in hand, only the other configurations' are read.
+    configs = tuple(dict.fromkeys(row.config for row in score_rows))
+    known = set(index) | rows.ids([c for c in rows.configs if c not in configs]) if prediction_files else set()
+    read = {name: read_predictions_file(path, index, score_rows, known) for name, path in prediction_files.items()}
+    warnings = [warning for file in read.values() for warning in _mismatches(rows, configs, file)]
+    kept, sample, said = _scored_items(rows, configs, score_rows, read, sample)
+    warnings += said
+    ids = {score_rows[k].id for k in kept}
+    chosen = [score_rows[k] for k in kept]
+    systems = {name: file.outcomes.subset(kept, ids) for name, file in read.items()}
+    for name in baselines:
+        systems[name] = baseline_outcomes(name, chosen, seed)
+    return Loaded(chosen, systems, {name: file.header for name, file in read.items()}, sample, warnings)
+
+
+def _scored_items(rows: BenchmarkRows, configs: tuple[str, ...], score_rows: list[ScoreRow],
+                  read: Mapping[str, PredictionsRead], sample: Sample | None) -> tuple[np.ndarray, Sample | None, list]:
+    """(positions of the items to score, the sample they are, warnings): `sample`'s items where one is
+    asked for; where every predictions file records a sample, the items they answer; else every item."""
+    everything = np.arange(len(score_rows))
+    recorded = {name: file.header.sample for name, file in read.items()
+                if file.header is not None and file.header.sample is not None}
+    if sample is not None:
+        wanted = set(sample_ids(rows, configs, sample))
+        said = [f"{read[name].path} records the sample {other.describe()}, not the {sample.describe()} scored here"
+                for name, other in recorded.items() if other != sample]
+        return np.array([k for k, row in enumerate(score_rows) if row.id in wanted], int), sample, said
+    if not recorded:
+        return everything, None, []
+    if len(recorded) < len(read):
+        whole = ", ".join(str(file.path) for name, file in read.items() if name not in recorded)
+        said = [f"{read[name].path} holds only the sample {drawn.describe()}, and {whole} more: its other items are "
+                f"scored as no answer; score it on its own, or all of them with --limit {drawn.limit} --seed "
+                f"{drawn.seed}" for name, drawn in recorded.items()]
+        return everything, None, said
+    drawn = set(recorded.values())
+    if len(drawn) > 1:
+        said = [f"the predictions files record different samples ({', '.join(sorted(d.describe() for d in drawn))}): "
+                "scored on every item any of them answers, the others' as no answer"]
+    else:
+        said = []
+    listed = np.logical_or.reduce([file.listed for file in read.values()])
+    if not listed.any():  # nothing answered yet: the sample's items, every one without an answer
+        (file, *_) = read.values()
+        header = file.header
+        if len(drawn) == 1 and set(header.configs) <= set(rows.configs):
+            wanted = set(sample_ids(rows, header.configs, header.sample))
+            listed = np.array([row.id in wanted for row in score_rows], bool)
+    return everything[listed], drawn.pop() if len(drawn) == 1 else None, said
+
+
+def _mismatches(rows: BenchmarkRows, configs: tuple[str, ...], file: PredictionsRead) -> list[str]:
+    """One-line warnings where a predictions file and the build it is scored on do not fit."""
+    said, header, path = [], file.header, file.path
+    if file.cut:
+        said.append(f"{path}: its last line was cut short (a run stopped mid-write) and is skipped")
+    if file.lines == 0:
+        said.append(f"{path} holds no predictions (an empty file, or a run that had answered nothing yet): "
+                    "every item counts as no answer")
+    elif file.lines == file.elsewhere:
+        said.append(f"none of the {file.lines} predictions in {path} is to {', '.join(configs)}: every item counts "
+                    "as no answer; choose the configurations it answers with --config")
+    if header is None:
+        return said
+    if header.manifest_sha256 != rows.manifest_sha256 and None not in (header.manifest_sha256, rows.manifest_sha256):
+        said.append(f"{path} answers the build whose manifest.json has sha256 {header.manifest_sha256[:12]}…, "
+                    f"not {rows.location} ({rows.manifest_sha256[:12]}…): the same ids may be other questions")
+    if header.split != rows.split:
+        said.append(f"{path} answers the {header.split} split, not the {rows.split} split scored here (--split)")
+    if not set(header.configs) <= set(rows.configs):
+        return said  # asked of configurations this build lacks: its ids are refused, or are of others
+    asked = (len(sample_ids(rows, header.configs, header.sample)) if header.sample is not None
+             else rows.count(header.configs))
+    if 0 < file.ids < asked:
+        rest = "scored on those" if header.sample is not None else "the rest count as no answer"
+        said.append(f"{path} answers {file.ids} of the {asked} questions it asked (an unfinished run: re-run the "
+                    f"same run-model command to complete it); {rest}")
+    return said

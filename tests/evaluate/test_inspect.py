@@ -22,6 +22,7 @@ from pipeline.errors import RoomspaceError
 from pipeline.evaluate.harness.inspect_tasks import log_predictions, main, roomspace
 from pipeline.evaluate.report import evaluate
 from pipeline.evaluate.rows import open_rows
+from pipeline.evaluate.sample import ordered_ids
 from pipeline.spatial.relations import DIRECTIONS, relation_words
 from pipeline.text.configs import parse_configs
 from roomspace.inspect_tasks import TASK_NAME
@@ -112,7 +113,7 @@ def run(task, log_dir: Path):
 def test_inspect_scores_equal_roomspace_score_for_the_same_answers(small, config, tmp_path):
     task = roomspace(source=str(small), config=config)
     rows = {row["id"]: row for row in open_rows(small).rows([config])}
-    assert [sample.id for sample in task.dataset] == list(rows)
+    assert [sample.id for sample in task.dataset] == ordered_ids(open_rows(small), [config])  # every row, sample order
     log, mock = run(task, tmp_path / "logs")
     samples = {sample.id: sample for sample in log.samples}
     assert set(samples) == set(rows)
@@ -170,7 +171,8 @@ def test_the_task_runs_by_its_registered_name_with_filters(small, tmp_path, caps
     task = roomspace(source=str(small), config=BASE, question_type="YN", limit_rooms=1)
     rows = [row for row in open_rows(small).rows([BASE]) if row["question_type"] == "YN"]
     first_room = rows[0]["room_id"]
-    assert [sample.id for sample in task.dataset] == [row["id"] for row in rows if row["room_id"] == first_room]
+    assert sorted(sample.id for sample in task.dataset) == sorted(row["id"] for row in rows
+                                                                  if row["room_id"] == first_room)
     mock = MockAnswers(task)
     (log,) = inspect_eval(TASK_NAME, task_args={"source": str(small), "config": BASE, "question_type": "YN",
                                                 "limit_rooms": 1},
@@ -203,6 +205,8 @@ def test_a_hub_snapshot_the_default_configuration_and_refusals(small, tmp_path):
         roomspace(source=str(small), config=BASE, question_type="MC")
     with pytest.raises(RoomspaceError, match="limit_rooms"):
         roomspace(source=str(small), config=BASE, limit_rooms=0)
+    with pytest.raises(RoomspaceError, match="limit must be a whole number >= 1"):
+        roomspace(source=str(small), config=BASE, limit=0)
 
 
 class OpenAICompatibleServer:

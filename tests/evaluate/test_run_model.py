@@ -143,7 +143,9 @@ def endpoint(server, **extra) -> Endpoint:
 
 
 def read_predictions(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n")[:-1]]
+    """The answers of a predictions file, its header (the command writes one) left out."""
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n")[:-1]]
+    return [line for line in lines if "roomspace_predictions" not in line]
 
 
 PROMPTS = [Prompt("a", "plain one"), Prompt("b", "flaky two"), Prompt("c", "plain three"),
@@ -198,7 +200,10 @@ def test_an_endpoint_answering_only_500_stops_early_with_its_last_error(server, 
     assert "HTTP 500" in message and "CUDA out of memory" in message and f"2 answers of this run are kept in {cache}" in message
     broken = sum(count for text, count in server.seen.items() if text.startswith("broken"))
     assert broken == GIVE_UP_AFTER * NO_WAIT.attempts  # one request at a time: not one prompt more
-    assert len(AnswerCache(cache).answers) == 2 and not out.exists()
+    assert len(AnswerCache(cache).answers) == 2
+    kept = read_predictions(out)  # as they came: the two answers, then the prompts that failed
+    assert [p["id"] for p in kept[:2]] == ["a", "b"] and all(p["prediction"] for p in kept[:2])
+    assert len(kept) == 2 + GIVE_UP_AFTER and all(p["prediction"] is None and "HTTP 500" in p["error"] for p in kept[2:])
     server.fixed = True
     report = run_model(prompts, endpoint(server), out, cache, concurrency=1, retry=NO_WAIT, progress=False)
     assert (report.cached, report.asked, report.failed) == (2, 40, 0)
@@ -284,7 +289,8 @@ def test_run_model_then_score_from_the_command_line(server, scenes, tmp_path, ca
     assert f"{2 * ROWS_PER_ROOM} answered from" in capsys.readouterr().out
     assert main(["score", str(built), "--predictions", str(preds)]) == 0
     table = capsys.readouterr().out
-    assert f"| preds | {2 * ROWS_PER_ROOM} | 0 | 0 |" in table  # every item answered and parsed: YN "Yes", FR "north"
+    # named by the model its predictions record; every item answered and parsed: YN "Yes", FR "north"
+    assert f"| test-model | {2 * ROWS_PER_ROOM} | 0 | 0 |" in table
 
 
 def test_prompts_are_streamed_with_a_bounded_number_in_flight(server, tmp_path):

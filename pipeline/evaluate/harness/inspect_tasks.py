@@ -3,7 +3,7 @@
 From the command line (the package's `inspect_ai` entry point makes the task known to inspect):
 
     inspect eval roomspace/roomspace --model PROVIDER/MODEL -T source=SOURCE [-T config=n5_m4_d144]
-        [-T question_type=YN|FR] [-T limit_rooms=N] [-T style=paper] [-T split=validation]
+        [-T question_type=YN|FR] [-T limit=N -T seed=S] [-T limit_rooms=N] [-T style=paper] [-T split=validation]
 
 and from Python: `inspect_ai.eval(roomspace(source=SOURCE, config="n5_m4_d144"), model=...)` with this
 module's `roomspace`, or
@@ -17,11 +17,14 @@ module's `roomspace`, or
   works: a base or `twin_*` row is sent as one user message holding its `prompt` column; a
   `vision_*` row as one user message holding its image (a PNG data URI) and then that text, as
   `pipeline.evaluate.prompts.Prompt.messages` sends it to an OpenAI-compatible endpoint.
-* `question_type` keeps only YN or only FR items; `limit_rooms` keeps the items of each
-  configuration's first N rooms (whole rooms, unlike inspect's `--limit`, so every setting and
-  view of a room stays together); `style` is the prompt style (`paper`: the story-only prompt of
-  the published evaluation); `split` the split read (default `test`, the benchmark; `train` or
-  `validation` where the build has them).
+* `question_type` keeps only YN or only FR items; `limit` and `seed` keep the sample `roomspace
+  run-model --limit N --seed S` asks of the same configurations (pipeline.evaluate.sample; seed 0
+  by default); `limit_rooms` keeps the items of each configuration's first N rooms (whole rooms);
+  `style` is the prompt style (`paper`: the story-only prompt of the published evaluation);
+  `split` the split read (default `test`, the benchmark; `train` or `validation` where the build
+  has them).
+* Samples come in the sample order of `seed`, so inspect's own `--limit K` asks a stratified
+  sample of K (every setting, view and question type in proportion), not the first K rows.
 
 Sample ids are the row ids. A sample's metadata is what scoring reads of its row (the fields of
 `pipeline.evaluate.score.ScoreRow`: question_type, answer_set, candidate, options, view, config,
@@ -64,6 +67,8 @@ from pipeline.dataset.manifest import DATASET_SPLIT
 from pipeline.errors import RoomspaceError
 from pipeline.evaluate.prompts import make_prompt, png_data_uri, prompt_columns
 from pipeline.evaluate.rows import BenchmarkRows, open_rows
+from pipeline.evaluate.sample import Sample as RoomspaceSample
+from pipeline.evaluate.sample import ordered_ids
 from pipeline.evaluate.score import BIT, SCORE_COLUMNS, TRUNCATED, UNPARSEABLE, ScoreRow, score_item
 from pipeline.text.prompts import DEFAULT_STYLE, STYLES
 
@@ -74,14 +79,15 @@ TRUNCATED_STOP = "max_tokens"  # inspect's stop_reason for an answer cut at the 
 
 
 def roomspace(source: str, config: str | None = None, question_type: str | None = None,
-              limit_rooms: int | None = None, style: str = DEFAULT_STYLE, split: str = DATASET_SPLIT) -> Task:
+              limit_rooms: int | None = None, style: str = DEFAULT_STYLE, split: str = DATASET_SPLIT,
+              limit: int | None = None, seed: int = 0) -> Task:
     """The items of `config` at `source`, asked one at a time and scored as `roomspace score` does."""
     rows = open_rows(_location(source), split)
     if config is not None:
         configs = rows.choose(str(config))
     else:
         configs = (rows.default,) if rows.default is not None else rows.configs
-    samples = list(roomspace_samples(rows, configs, question_type, limit_rooms, style))
+    samples = list(roomspace_samples(rows, configs, question_type, limit_rooms, style, limit, seed))
     if not samples:
         raise RoomspaceError(f"{source}: no items of {', '.join(configs)} are left to ask"
                              + (f" with question_type={question_type}" if question_type else ""))
@@ -90,13 +96,15 @@ def roomspace(source: str, config: str | None = None, question_type: str | None 
         solver=generate(),
         scorer=roomspace_scorer(),
         metadata={"source": str(source), "configs": list(configs), "question_type": question_type,
-                  "limit_rooms": limit_rooms, "style": style},
+                  "limit_rooms": limit_rooms, "style": style, "limit": limit, "seed": seed},
     )
 
 
 def roomspace_samples(rows: BenchmarkRows, configs: Sequence[str], question_type: str | None = None,
-                      limit_rooms: int | None = None, style: str = DEFAULT_STYLE) -> Iterator[Sample]:
-    """One inspect Sample per row of `configs` (chosen with `rows.choose`), in row order."""
+                      limit_rooms: int | None = None, style: str = DEFAULT_STYLE, limit: int | None = None,
+                      seed: int = 0) -> Iterator[Sample]:
+    """One inspect Sample per row of `configs` (chosen with `rows.choose`), in the sample order of `seed`
+    (pipeline.evaluate.sample), the first `limit` of them where one is given."""
     if style not in STYLES:
         raise RoomspaceError(f"unknown prompt style {style!r}; expected one of {', '.join(STYLES)}")
     wanted = None
@@ -107,17 +115,23 @@ def roomspace_samples(rows: BenchmarkRows, configs: Sequence[str], question_type
     if limit_rooms is not None and (isinstance(limit_rooms, bool) or not isinstance(limit_rooms, int)
                                     or limit_rooms < 1):
         raise RoomspaceError(f"limit_rooms must be a whole number >= 1, got {limit_rooms!r}")
+    drawn = None if limit is None else RoomspaceSample(limit, seed)  # a bad limit or seed: a one-line error
+    order = ordered_ids(rows, configs, seed)[:None if drawn is None else drawn.limit]
     columns = list(dict.fromkeys([*prompt_columns(style), *SCORE_COLUMNS]))
+    kept: dict[str, dict] = {}
     for config in configs:
         rooms: set[str] = set()
-        for row in rows.rows([config], columns):
+        for row in rows.rows([config], columns, None if drawn is None else order):
             if limit_rooms is not None and row["room_id"] not in rooms:
                 if len(rooms) == limit_rooms:
                     continue
                 rooms.add(row["room_id"])
             if wanted is not None and row["question_type"] != wanted:
                 continue
-            yield sample(row, style)
+            kept[row["id"]] = row
+    for item in order:
+        if item in kept:
+            yield sample(kept[item], style)
 
 
 def sample(row: dict, style: str = DEFAULT_STYLE) -> Sample:

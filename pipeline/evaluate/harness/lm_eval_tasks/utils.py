@@ -10,6 +10,11 @@ Where the rows are is the task metadata `roomspace_source` (a built folder, a Hu
 or OWNER/NAME, as `pipeline.evaluate.rows.open_rows` reads them); lm-eval passes the task's
 metadata, with `--metadata` (CLI) or `TaskManager(metadata=...)` merged over the YAML's, and its
 `dataset_kwargs` to `load_rows`.
+
+The rows come in the sample order of `roomspace_seed` (default 0; pipeline.evaluate.sample), so
+lm-eval's `--limit K` asks a task's first K questions: a stratified sample, not the first rows.
+`roomspace_limit=N` keeps the very questions `roomspace run-model --config C --limit N --seed S`
+asks (each task then keeps its question type's share of them).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 from pipeline.errors import RoomspaceError
 from pipeline.dataset.manifest import DATASET_SPLIT
 from pipeline.evaluate.rows import open_rows
+from pipeline.evaluate.sample import ordered_ids
 from pipeline.evaluate.score import SCORE_COLUMNS, ScoreRow, score_item
 
 PLACEHOLDER = "OWNER/NAME"  # the YAML's roomspace_source until a user says where their copy is
@@ -25,12 +31,14 @@ METRIC = {"YN": "yn_accuracy", "FR": "fr_exact"}
 
 
 def load_rows(roomspace_source: str = PLACEHOLDER, roomspace_config: str | None = None,
-              roomspace_split: str = DATASET_SPLIT, **_metadata):
+              roomspace_split: str = DATASET_SPLIT, roomspace_seed: int | str = 0,
+              roomspace_limit: int | str | None = None, **_metadata):
     """`custom_dataset`: one configuration's rows of one split (`roomspace_split`, by default the
-    benchmark's test split) as a DatasetDict whose one split lm-eval reads as "test".
+    benchmark's test split) as a DatasetDict whose one split lm-eval reads as "test", in the sample
+    order of `roomspace_seed`, only the first `roomspace_limit` where one is given (module docstring).
 
     lm-eval calls it with the task's metadata (version, model_args, ...) and dataset_kwargs as
-    keyword arguments; only `roomspace_source`, `roomspace_config` and `roomspace_split` are read."""
+    keyword arguments; only the `roomspace_*` ones are read."""
     import datasets
     import pyarrow as pa
 
@@ -40,10 +48,25 @@ def load_rows(roomspace_source: str = PLACEHOLDER, roomspace_config: str | None 
                              "TaskManager(metadata={'roomspace_source': ...}) in Python")
     if not roomspace_config:
         raise RoomspaceError("a RoomSpace task needs dataset_kwargs: {roomspace_config: <configuration>}")
+    seed = _whole(roomspace_seed, "roomspace_seed")
+    limit = None if roomspace_limit in (None, "") else _whole(roomspace_limit, "roomspace_limit", least=1)
     rows = open_rows(roomspace_source, roomspace_split)
     (config,) = rows.choose(roomspace_config)
+    order = ordered_ids(rows, [config], seed)[:limit]
     table = pa.concat_tables(list(rows.batches(config, COLUMNS)))
-    return datasets.DatasetDict({"test": datasets.Dataset(table)})
+    position = {item: k for k, item in enumerate(table.column("id").to_pylist())}
+    return datasets.DatasetDict({"test": datasets.Dataset(table.take([position[item] for item in order]))})
+
+
+def _whole(value, name: str, least: int | None = None) -> int:
+    """A metadata value as a whole number (lm-eval's --metadata may pass it as text)."""
+    try:
+        number = int(str(value))
+    except ValueError:
+        number = None
+    if number is None or (least is not None and number < least):
+        raise RoomspaceError(f"{name} must be a whole number{'' if least is None else f' >= {least}'}, got {value!r}")
+    return number
 
 
 def _items(dataset, question_type: str):
