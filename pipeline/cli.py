@@ -327,11 +327,14 @@ def cmd_prompts(args: argparse.Namespace) -> None:
 def add_export(commands) -> None:
     from pipeline.evaluate.export import FORMATS
 
-    export = commands.add_parser("export", help="print a split as chat JSON lines for fine-tuning "
-                                                "({\"messages\": [prompt, reasoning target]})")
+    export = commands.add_parser("export", help="print a split as JSON lines for training: chats for fine-tuning "
+                                                "({\"messages\": [prompt, reasoning target]}), or prompts "
+                                                "with their scoring fields for the RL reward")
     add_source(export)
     export.add_argument("--format", choices=FORMATS, default=FORMATS[0],
-                        help="chat: {\"messages\": [user prompt, assistant target]} per row, images as content parts")
+                        help="chat: {\"messages\": [user prompt, assistant target]} per row, images as content parts; "
+                             "prompt: {\"prompt\": [user prompt], <scoring fields>} per row, the prompt-only dataset "
+                             "of TRL's GRPO trainer that pipeline.evaluate.reward.roomspace_reward scores")
     add_split(export, "train")
     export.add_argument("--config", help=ANY_CONFIGS)
     export.add_argument("--maps", action="store_true",
@@ -348,7 +351,7 @@ def cmd_export(args: argparse.Namespace) -> None:
     from pipeline.evaluate.rows import open_rows
 
     rows = open_rows(args.source, args.split)
-    print_lines(export_chat(rows, rows.choose(args.config), maps=args.maps, balance=args.balance))
+    print_lines(export_chat(rows, rows.choose(args.config), maps=args.maps, balance=args.balance, form=args.format))
 
 
 def print_lines(records) -> None:

@@ -10,6 +10,12 @@ Parsing refuses rather than guesses: a negation or a hedge (a model writing "not
 "maybe west" has not named a set), "north and west" outside the table's own phrases (one
 diagonal or two relations?), no relation at all, or both Yes and No, each give a problem and
 the answer is counted as unparseable, never scored.
+
+A map (question type MAP, pipeline.text.maps) is read by `parse_map`, from after the last "Answer:"
+too: exactly one block of d lines of d space-separated tokens, "." for an empty cell and digits for
+the objects in a cell (each digit one object, 1 ... n), each object exactly once. Lines around the
+block that are not map rows (a legend, a code fence) are ignored; a second block, a row of another
+length, a missing or repeated object or a number no object has is a problem.
 """
 
 from __future__ import annotations
@@ -27,12 +33,14 @@ FILLER = frozenset({"the", "to", "of"})  # dropped from text and vocabulary alik
 NEGATIONS = frozenset({"not", "no", "never", "cannot", "none", "neither", "nor", "impossible"})
 HEDGES = frozenset({"maybe", "perhaps", "probably", "unsure", "unclear", "either"})
 POLAR = {"yes": True, "no": False}
+MAP_ROW = re.compile(r"[ \t]*(?:(?:\.|\d+)[ \t]+)*(?:\.|\d+)[ \t]*")  # a line of map cells
 
 
 @dataclass(frozen=True)
 class ParsedAnswer:
     relations: tuple[str, ...] = ()  # FR: the codes named, canonical order
     yes: bool | None = None  # YN
+    cells: tuple[tuple[int, int], ...] = ()  # MAP: the (i, j) cell of objects 1 ... n
     problem: str | None = None  # why the text did not parse; None when it did
 
     @property
@@ -137,6 +145,42 @@ def parse_yes_no(text: str) -> ParsedAnswer:
 def _refusal(words: list[str], negations: bool) -> str | None:
     bad = sorted({w for w in words if w in HEDGES or negations and (w in NEGATIONS or w.endswith("n't"))})
     return f"hedged or negated ({', '.join(bad)})" if bad else None
+
+
+def parse_map(text: str, objects: int, d: int) -> ParsedAnswer:
+    """A drawn map of `objects` objects on the d x d grid: their cells, i from the left of a line, j
+    from the bottom line up (module docstring)."""
+    blocks: list[list[str]] = []
+    previous = False
+    for line in answer_part(text).splitlines():
+        if not line.strip():
+            continue  # blank lines neither start nor end a block
+        is_row = MAP_ROW.fullmatch(line) is not None
+        if is_row:
+            if not previous:
+                blocks.append([])
+            blocks[-1].append(line)
+        previous = is_row
+    if len(blocks) != 1:
+        return ParsedAnswer(problem="draws two maps" if blocks else "draws no map")
+    rows = [line.split() for line in blocks[0]]
+    if len(rows) != d:
+        return ParsedAnswer(problem=f"draws {len(rows)} rows, not {d}")
+    found: dict[int, list[tuple[int, int]]] = {}
+    for k, row in enumerate(rows):
+        if len(row) != d:
+            return ParsedAnswer(problem=f"row {k + 1} has {len(row)} cells, not {d}")
+        for i, token in enumerate(row):
+            for digit in "" if token == "." else token:
+                found.setdefault(int(digit), []).append((i, d - 1 - k))
+    strange = sorted(set(found) - set(range(1, objects + 1)))
+    if strange:
+        return ParsedAnswer(problem=f"draws object {strange[0]}; the objects are 1 to {objects}")
+    for number in range(1, objects + 1):
+        times = len(found.get(number, ()))
+        if times != 1:
+            return ParsedAnswer(problem=f"draws object {number} {times} times, not once")
+    return ParsedAnswer(cells=tuple(found[number][0] for number in range(1, objects + 1)))
 
 
 def parse_answer(text: str, question_type: str) -> ParsedAnswer:

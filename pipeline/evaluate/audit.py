@@ -9,13 +9,17 @@ from collections.abc import Sequence
 from pipeline.dataset.audit import AUDIT_COLUMNS, Cell, Question, audit_cells, blind_answers, question_of
 from pipeline.dataset.manifest import DATASET_SPLIT
 from pipeline.evaluate.rows import BenchmarkRows, open_rows
+from pipeline.text.prompts import MAP_QUESTION
 
 
 def read_questions(rows: BenchmarkRows, configs: Sequence[str]) -> dict[str, list[Question]]:
     """Per configuration, its questions as the audit reads them (no story, no image)."""
     found: dict[str, list[Question]] = {}
     for config in configs:
-        found[config] = [question_of(row) for row in rows.rows([config], AUDIT_COLUMNS)]
+        # YN and FR questions: a map (pipeline.text.maps) is judged by its story's facts, none of which a
+        # question without its story shows, so the blind baselines have nothing to fit
+        found[config] = [question_of(row) for row in rows.rows([config], AUDIT_COLUMNS)
+                         if row["question_type"] != MAP_QUESTION]
     return found
 
 

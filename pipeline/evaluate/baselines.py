@@ -6,6 +6,11 @@ parser and scorer as a model's.
 - majority: YN the more frequent answer, FR the relation most often consistent, both counted
   over the rows of the configuration being scored.
 - checker: the rows' own answers (the answer set); scores 100% by construction.
+
+A map question (pipeline.text.maps) gets a map: random puts every object in a cell drawn uniformly;
+regions puts every object in a cell drawn uniformly among those its stated region (and, where the
+story states it, its wall contact) allows, ignoring every fact relating two objects; checker gives
+the row's witness map. always-yes and majority have no map (no answer), and regions answers maps only.
 """
 
 from __future__ import annotations
@@ -16,13 +21,41 @@ from random import Random
 
 from pipeline.errors import RoomspaceError
 from pipeline.seeding import derive_seed
-from pipeline.spatial.relations import DIRECTIONS, relation_words
+from pipeline.spatial.relations import DIRECTIONS, holds, relation_words
+from pipeline.text.prompts import MAP_QUESTION
+from pipeline.text.targets import map_lines
 
-BASELINES = ("random", "always-yes", "majority", "checker")
+BASELINES = ("random", "always-yes", "majority", "checker", "regions")
 
 
-def baseline_predictions(name: str, rows: Sequence, seed: int = 0) -> dict[str, str]:
-    """id -> answer text for every row (rows with id, question_type, view, options, answer, answer_set)."""
+def baseline_predictions(name: str, rows: Sequence, seed: int = 0) -> dict[str, str | None]:
+    """id -> answer text for every row (rows with id, question_type, view, options, answer, answer_set;
+    map rows also d and facts); None where the baseline has no answer."""
+    if name not in BASELINES:
+        raise RoomspaceError(f"unknown baseline {name!r}; expected one of {', '.join(BASELINES)}")
+    maps = [r for r in rows if r.question_type == MAP_QUESTION]
+    drawn = {r.id: map_baseline(name, r, seed) for r in maps}
+    others = [r for r in rows if r.question_type != MAP_QUESTION]
+    return {**drawn, **({r.id: None for r in others} if name == "regions" else _answers(name, others, seed))}
+
+
+def map_baseline(name: str, row, seed: int = 0) -> str | None:
+    """A baseline's map for a map row (module docstring), as text the map parser reads."""
+    if name == "checker":
+        return row.answer
+    if name not in ("random", "regions"):
+        return None
+    rng, d = Random(derive_seed(seed, "baseline", name, row.id)), row.d
+    grid = [(i, j) for j in range(d) for i in range(d)]
+    unary = {} if name == "random" else {obj: [f.relation for f in row.facts if f.subject == obj and f.object is None]
+                                         for obj in row.options}
+    cells = [rng.choice([c for c in grid if all(holds(code, d, c) for code in unary.get(obj, ()))])
+             for obj in row.options]
+    return "Answer:\n" + "\n".join(map_lines(cells, d))
+
+
+def _answers(name: str, rows: Sequence, seed: int) -> dict[str, str]:
+    """The baseline's answers to FR and YN rows."""
     if name == "random":
         return {r.id: Random(derive_seed(seed, "baseline", r.id)).choice(r.options) for r in rows}
     if name == "always-yes":
@@ -33,6 +66,4 @@ def baseline_predictions(name: str, rows: Sequence, seed: int = 0) -> dict[str, 
         answer = max(("Yes", "No"), key=lambda word: yes_no[word])  # a tie goes to Yes
         relation = max(DIRECTIONS, key=lambda code: consistent[code])  # a tie goes to the first code
         return {r.id: answer if r.question_type == "YN" else relation_words(relation, r.view, "label") for r in rows}
-    if name == "checker":
-        return {r.id: r.answer for r in rows}
-    raise RoomspaceError(f"unknown baseline {name!r}; expected one of {', '.join(BASELINES)}")
+    return {r.id: r.answer for r in rows}  # checker

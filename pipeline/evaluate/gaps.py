@@ -27,7 +27,7 @@ from pipeline.seeding import derive_seed
 from pipeline.text.kinds import KINDS, Comparison, parse
 from pipeline.text.prompts import PAIR_MODALITIES
 
-MEASURES = (("YN", "YN accuracy"), ("FR", "FR exact"))
+MEASURES = (("YN", "YN accuracy"), ("FR", "FR exact"), ("MAP", "maps consistent"))  # by question type
 MODALITY_GAPS = (("image", "text"), ("image+text", "text"), ("image+text", "image"))
 
 
@@ -36,7 +36,7 @@ class Gap:
     kind: str  # twin, view, image+story vs story, or two modalities of the pair questions
     configs: str  # what is compared, e.g. "n5_m4_d144 / twin_n5_m4_d144"
     system: str
-    measure: str  # "YN accuracy" or "FR exact"
+    measure: str  # "YN accuracy", "FR exact" or "maps consistent"
     first: str  # the first condition's name; difference = first - second
     second: str
     result: PairedGap

@@ -18,6 +18,7 @@ from pipeline.files import write_json
 from pipeline.text.prompts import CENTRES_SETTING, IMAGE_ONLY_SETTING, RCC8_SETTING
 
 CURVES = ("n", "m", "hops", "answer_set_size")  # plotted against, per setting
+MAP_BREAKDOWNS = ("setting", "view", "n", "m", "d")  # a map's hops and answer-set size are its FR item's
 
 
 @dataclass(frozen=True)
@@ -133,6 +134,21 @@ def _overall(part: Slice) -> str:
     return _table(header, lines)
 
 
+def _maps(part: Slice) -> str | None:
+    """Map questions (pipeline.text.maps): per system, the maps on which every fact holds, the mean share
+    of facts that hold, and the maps not read; None where the slice has none."""
+    lines = [[name, str(m.map_items), _rate(m.map_consistent), _percent(m.map_facts), _count(m.unparseable),
+              _count(m.no_answer)] for name, m in part.systems.items() if m.map_items]
+    return _table(["system", "maps", "consistent [95% CI]", "facts held", "unparseable", "no answer"],
+                  lines) if lines else None
+
+
+def _map_breakdown(key: str, values: dict) -> str | None:
+    lines = [[name, str(value), str(m.map_items), _rate(m.map_consistent), _percent(m.map_facts)]
+             for value, part in values.items() for name, m in part.systems.items() if m.map_items]
+    return _table(["system", key, "maps", "consistent [95% CI]", "facts held"], lines) if lines else None
+
+
 def _above(value: Rate | None, majority: float | None) -> str:
     return "-" if value is None or majority is None else f"{100 * (value.value - majority):+.1f}"
 
@@ -213,7 +229,13 @@ def markdown(evaluation: Evaluation) -> str:
         parts.append(f"## {group.name} ({group.items} items)")
         if group.configs != (group.name,):
             parts.append("Pooled configurations: " + ", ".join(group.configs) + ".")
-        parts.append(_overall(group.overall))
+        asked = any(m.yn_items or m.fr_items for m in group.overall.systems.values())
+        if asked:  # YN and FR questions (not a configuration of map questions alone)
+            parts.append(_overall(group.overall))
+        maps = _maps(group.overall)
+        if maps:
+            parts += ["### Maps (consistent: every stated fact holds on the map; facts held: the mean share that "
+                      "holds)", maps]
         rounds = _rounds(evaluation, group.overall)
         if rounds:
             parts += ["### Repeated answers", rounds]
@@ -221,7 +243,11 @@ def markdown(evaluation: Evaluation) -> str:
         if lengths:
             parts += ["### Answer lengths (completion tokens per answer, as the endpoint counted them)", lengths]
         for key, values in group.by.items():
-            parts += [f"### {group.name} by {key}", _breakdown(key, values)]
+            if asked:
+                parts += [f"### {group.name} by {key}", _breakdown(key, values)]
+            mapped = _map_breakdown(key, values) if key in MAP_BREAKDOWNS else None
+            if mapped:
+                parts += [f"### {group.name} maps by {key}", mapped]
     gaps = [g for g in evaluation.gaps if g.result is not None]
     if gaps:
         parts += [f"## Paired gaps (95% paired bootstrap over rooms, seed {evaluation.seed})", _gaps(gaps)]

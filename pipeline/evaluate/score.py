@@ -35,6 +35,14 @@ system; the baselines `random` (every object in a random cell), `regions` (every
 cell of its stated region, against a wall where the story says so: the facts about single objects
 alone) and `checker` (the rasterised scene, the story's own witness: 100 %) draw maps too.
 
+A map (question type MAP, pipeline.text.maps) is scored by the checker rather than against one
+true map: it is consistent when every fact its story states holds on its cells
+(pipeline.spatial.facts.facts_held); its partial credit is the share of facts that hold (kept where
+an FR answer keeps its Jaccard). Maps consistent, facts held and maps not parsed are reported per
+system; the baselines `random` (every object in a random cell), `regions` (every object in a random
+cell of its stated region, against a wall where the story says so: the facts about single objects
+alone) and `checker` (the rasterised scene, the story's own witness: 100 %) draw maps too.
+
 Only the columns scoring needs are read, one shard at a time, and per-item outcomes are kept in
 numpy arrays: memory grows with the number of items, not with the rows' stories or images.
 """
@@ -52,19 +60,22 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.errors import RoomspaceError
-from pipeline.evaluate.answers import parse_answer
+from pipeline.evaluate.answers import parse_answer, parse_map
 from pipeline.evaluate.baselines import BASELINES, baseline_predictions
 from pipeline.evaluate.predictions import RunHeader, first_model, header_of, read_header
 from pipeline.evaluate.rows import BenchmarkRows
 from pipeline.evaluate.sample import Sample, sample_ids
 from pipeline.evaluate.stats import Rate, rate
+from pipeline.spatial.facts import Fact, facts_held
 from pipeline.spatial.relations import DIRECTIONS
+from pipeline.text.prompts import MAP_QUESTION
 
 SCORE_COLUMNS = ("id", "room_id", "config", "setting", "view", "question_type", "answer", "answer_set", "candidate",
                  "options", "n", "m", "d", "hops", "answer_set_size", "modality", "pair", "story_view", "frame_changes",
                  "frame_angle")
 BREAKDOWNS = ("setting", "view", "modality", "story_view", "frame_changes", "frame_angle", "n", "m", "d", "hops",
               "answer_set_size")
+MAP_COLUMNS = ("facts",)  # read besides SCORE_COLUMNS for a configuration of map questions
 SCORED, UNPARSEABLE, NO_ANSWER, TRUNCATED = range(4)
 EXAMPLES = 5  # unparseable answers quoted per system in the JSON report
 BIT = {code: 1 << k for k, code in enumerate(DIRECTIONS)}
@@ -94,13 +105,27 @@ class ScoreRow:
     story_view: str | None  # agent rows: the frame the story is told in
     frame_changes: int | None  # agent rows: 0, 1 or 2 changes of frame from the story to the question
     frame_angle: int | None  # agent rows: degrees between the story's facing and the question's
+    facts: tuple[Fact, ...] | None = None  # map rows: the story's facts, which a map must keep
 
     @classmethod
     def of(cls, values: Mapping) -> ScoreRow:
         """The scoring fields of a row dict or a harness sample's metadata (lists as tuples); a field
         it lacks (`modality` and `pair` outside vision configurations, the frames outside agent ones) is None."""
         fields = {f.name: values.get(f.name) for f in dataclasses.fields(cls)}
-        return cls(**{**fields, "answer_set": tuple(fields["answer_set"]), "options": tuple(fields["options"])})
+        return cls(**{**fields, "answer_set": tuple(fields["answer_set"]), "options": tuple(fields["options"]),
+                      "facts": None if fields["facts"] is None else _facts(fields["facts"])})
+
+
+def _facts(facts: Sequence) -> tuple[Fact, ...]:
+    """A row's facts (dicts as read, or Facts) as Facts."""
+    return tuple(fact if isinstance(fact, Fact) else Fact(fact["subject"], fact["relation"], fact["object"])
+                 for fact in facts)
+
+
+def asks_maps(rows: BenchmarkRows, config: str) -> bool:
+    """Whether a configuration's questions are maps (its first shard's question types say it)."""
+    first = next(rows.batches(config, ["question_type"]), None)
+    return first is not None and MAP_QUESTION in first.column("question_type").to_pylist()
 
 
 def read_score_rows(rows: BenchmarkRows, configs: Sequence[str], progress: bool = False) -> list[ScoreRow]:
@@ -110,12 +135,14 @@ def read_score_rows(rows: BenchmarkRows, configs: Sequence[str], progress: bool 
     out: list[ScoreRow] = []
     with tqdm(total=shards, unit="shard", desc="reading rows", disable=not progress, file=sys.stderr) as bar:
         for config in configs:
-            for table in rows.batches(config, SCORE_COLUMNS):
+            read = SCORE_COLUMNS + MAP_COLUMNS if asks_maps(rows, config) else SCORE_COLUMNS
+            for table in rows.batches(config, read):
                 columns = {name: table.column(name).to_pylist() for name in table.column_names}
                 absent = [None] * table.num_rows
                 modality, pair = columns.get("modality", absent), columns.get("pair", absent)
                 story_view = columns.get("story_view", absent)
                 changes, angle = columns.get("frame_changes", absent), columns.get("frame_angle", absent)
+                facts = [_facts(told) for told in columns["facts"]] if "facts" in columns else absent
                 for k in range(table.num_rows):
                     out.append(ScoreRow(
                         columns["id"][k], sys.intern(columns["room_id"][k]), sys.intern(columns["config"][k]),
@@ -125,7 +152,7 @@ def read_score_rows(rows: BenchmarkRows, configs: Sequence[str], progress: bool 
                         tuple(map(sys.intern, columns["options"][k])), columns["n"][k], columns["m"][k],
                         columns["d"][k], columns["hops"][k], columns["answer_set_size"][k],
                         modality[k] and sys.intern(modality[k]), pair[k], story_view[k] and sys.intern(story_view[k]),
-                        changes[k], angle[k]))
+                        changes[k], angle[k], facts[k]))
                 bar.update()
     return out
 
@@ -136,7 +163,7 @@ class Outcomes:
 
     status: np.ndarray  # int8: SCORED, UNPARSEABLE, NO_ANSWER, TRUNCATED
     correct: np.ndarray  # bool
-    jaccard: np.ndarray  # float32, FR
+    jaccard: np.ndarray  # float32, FR; MAP: the share of the story's facts that hold on the map
     f1: np.ndarray  # float32, FR, per item
     named: np.ndarray  # int16: bits of the FR relations named (BIT), 0 unless scored
     yes: np.ndarray  # int8: YN answer 1 / 0, -1 unless scored
@@ -176,13 +203,19 @@ class Outcomes:
         if truncated:
             self.status[k, round_] = TRUNCATED
             return
-        parsed = parse_answer(text, row.question_type)
+        parsed = parse_map(text, len(row.options), row.d) if row.question_type == MAP_QUESTION else \
+            parse_answer(text, row.question_type)
         if not parsed.parsed:
             self.status[k, round_] = UNPARSEABLE
             if len(self.examples) < EXAMPLES:
                 self.examples.append({"id": row.id, "prediction": text, "problem": parsed.problem})
             return
         self.status[k, round_] = SCORED
+        if row.question_type == MAP_QUESTION:
+            held = facts_held(row.facts, dict(zip(row.options, parsed.cells)), row.d)
+            self.correct[k, round_] = all(held)
+            self.jaccard[k, round_] = sum(held) / len(held) if held else 1.0
+            return
         truth = set(row.answer_set)
         if row.question_type == "YN":
             self.yes[k, round_] = int(parsed.yes)
@@ -332,6 +365,9 @@ class Metrics:
     fr_single_consistent: float | None  # share of those whose relation is consistent with the story
     yn_vote: float | None = None  # self-consistency: the majority answer over rounds, where there are several
     fr_vote: float | None = None
+    map_items: int = 0  # map questions (pipeline.text.maps)
+    map_consistent: Rate | None = None  # maps on which every stated fact holds
+    map_facts: float | None = None  # the mean share of stated facts that hold on a map (partial credit)
     tokens: Lengths | None = None  # the answers' completion tokens, where the endpoint counted them
 
 
@@ -373,13 +409,17 @@ class Scorer:
     def __init__(self, rows: list[ScoreRow], blind: Mapping[str, tuple[bool, bool]] | None = None) -> None:
         """`blind`: id -> whether the audit's (majority, learned) blind baselines answer the row right."""
         self.rows = rows
-        self.blind = None if blind is None else np.array([blind[row.id] for row in rows], bool).reshape(-1, 2)
+        # a map question has no blind answer (the audit leaves maps out): it counts as answered wrong
+        self.blind = None if blind is None else \
+            np.array([blind.get(row.id, (False, False)) for row in rows], bool).reshape(-1, 2)
         self.yn = np.array([row.question_type == "YN" for row in rows], bool)
+        self.map = np.array([row.question_type == MAP_QUESTION for row in rows], bool)
         self.truth = np.array([sum(BIT.get(code, 0) for code in row.answer_set) for row in rows], np.int32)
         self.yes_right = np.array([row.candidate in row.answer_set for row in rows], bool)
 
     def metrics(self, outcomes: Outcomes, items: np.ndarray) -> Metrics:
-        yn, fr = items[self.yn[items]], items[~self.yn[items]]
+        yn, fr = items[self.yn[items]], items[~self.yn[items] & ~self.map[items]]
+        maps = items[self.map[items]]
         status = outcomes.status[items]
         rounds = outcomes.rounds
 
@@ -405,6 +445,8 @@ class Scorer:
             fr_jaccard=float(outcomes.jaccard[fr].mean()) if fr.size else None,
             fr_single=float(single.sum()) / rounds,
             fr_single_consistent=float(consistent.sum() / single.sum()) if single.any() else None,
+            map_items=int(maps.size), map_consistent=_rate(outcomes.correct[maps]),
+            map_facts=float(outcomes.jaccard[maps].mean()) if maps.size else None,
             yn_vote=vote_yn, fr_vote=vote_fr, tokens=Lengths.of(outcomes.tokens[items]),
         )
 
@@ -439,7 +481,7 @@ class Scorer:
         return out
 
     def reference(self, items: np.ndarray) -> Reference:
-        yn, fr = items[self.yn[items]], items[~self.yn[items]]
+        yn, fr = items[self.yn[items]], items[~self.yn[items] & ~self.map[items]]
         yes_share = float(self.yes_right[yn].mean()) if yn.size else None
         one = fr[_bit_count(self.truth[fr]) == 1]  # only a one-relation answer set can be hit by one guess
 

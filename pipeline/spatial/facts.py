@@ -6,13 +6,13 @@ witness invariant of docs/semantics.md section 9.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import permutations
 
 from pipeline.errors import RoomspaceError
-from pipeline.spatial.grid import Raster
-from pipeline.spatial.relations import DISTANCE_SCALES, direction, distance, region, wall_contact
+from pipeline.spatial.grid import Cell, Raster
+from pipeline.spatial.relations import DISTANCE_SCALES, direction, distance, holds, region, wall_contact
 
 SETTINGS = ("layout", "tpp", "o2", "o2_d2", "o2_d3", "o2_layout", "o2_d2_layout", "o2_d3_layout")
 
@@ -24,6 +24,24 @@ class Fact:
     subject: str
     relation: str
     object: str | None
+
+
+def facts_held(facts: Iterable[Fact], cells: Mapping[str, Cell], d: int) -> tuple[bool, ...]:
+    """Whether each fact is true of a cell per object (a drawn map, or the raster): the checker's
+    reading of a fact on a cell assignment (`relations.holds`, which its tables and the oracle use),
+    so a map is consistent with a story exactly when every fact of the story holds. A cell off the
+    d x d grid, or an object without a cell, is a RoomspaceError."""
+    for name, (i, j) in cells.items():
+        if not (0 <= i < d and 0 <= j < d):
+            raise RoomspaceError(f"{name} is in cell ({i}, {j}), off the {d} x {d} grid")
+    held = []
+    for fact in facts:
+        missing = [name for name in (fact.subject, fact.object) if name is not None and name not in cells]
+        if missing:
+            raise RoomspaceError(f"the fact about {fact.subject} names {missing[0]}, which has no cell")
+        other = None if fact.object is None else cells[fact.object]
+        held.append(holds(fact.relation, d, cells[fact.subject], other))
+    return tuple(held)
 
 
 def described_pairs(n: int, m: int) -> tuple[tuple[int, int], ...]:

@@ -78,6 +78,11 @@ KINDS = {kind.name: kind for kind in (
          "those rows with their images", None,
          made_from=("agent", "vision"), images=True,
          compared=_with_image("agent"), harness=("lmms_eval", "inspect")),
+    Kind("map", "map_", "pipeline.text.maps",
+         "the paper's stories, each asking for a map of the room: any map on which every stated fact holds is right",
+         "--maps", harness=()),
+    Kind("twin_map", "twin_map_", "pipeline.text.twin_maps", "those map questions told in invented words", None,
+         made_from=("map", "twin"), compared=Comparison("twin", "map", ("original", "twin"), True), harness=()),
 )}
 BASE = KINDS["base"]
 

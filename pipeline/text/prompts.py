@@ -30,6 +30,7 @@ AGENT_VIEW = "agent"  # an egocentric story's words: an observer's, facing a wal
 PAIR_KINDS = ("image", "centres", "image+centres")  # one pair question asked three ways: one relation holds
 CENTRES_SETTING = "centres"  # a vision pair question's story: object centres in metres, as the image shows them
 PAIR_MODALITIES = ("image", "text", "image+text")  # how a vision pair question is asked: image, centres, both
+MAP_QUESTION = "MAP"  # a map row's question type (pipeline.text.maps): draw the room, answered by a map
 
 
 def _templates() -> dict:
@@ -160,6 +161,8 @@ def prompt_text(style: str, *, story: str, question: str, options: Iterable[str]
     templates = _templates()
     if style not in templates["styles"]:
         raise RoomspaceError(f"unknown prompt style {style!r}; expected one of {', '.join(STYLES)}")
+    if question_type == MAP_QUESTION:
+        return map_prompt(style, story, question, options, view, d, relations)
     kind_ = row_kind(setting, modality)
     fields = {"story": story, "question": question, "options": ", ".join(options),
               "instructions": templates["instructions"]["pair" if kind_ in PAIR_KINDS else "story"][question_type],
@@ -168,6 +171,19 @@ def prompt_text(style: str, *, story: str, question: str, options: Iterable[str]
         fields["definitions"] = definitions(kind_, story_view or view, d, frozenset(relations))
         if moved:
             fields["definitions"] += "\n\n" + perspective_definitions()
+    return _style_template(style).format(**fields)
+
+
+def map_prompt(style: str, story: str, question: str, names: Iterable[str], view: str, d: int,
+               relations: Iterable[str]) -> str:
+    """A map question's prompt: the story's definitions (as for its FR and YN questions), the objects'
+    numbers as the options (`names` in their order, numbered from 1), and how to write the map."""
+    words = _templates()["map"]
+    legend = ", ".join(words["legend"].format(number=number, name=name) for number, name in enumerate(names, 1))
+    fields = {"story": story, "question": question, "options": legend, "task": words["task"],
+              "instructions": words["instructions"].format(d=d, **words["sides"][view])}
+    if "{definitions}" in _templates()["styles"][style]:
+        fields["definitions"] = definitions("story", view, d, frozenset(relations))
     return _style_template(style).format(**fields)
 
 

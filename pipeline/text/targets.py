@@ -17,16 +17,18 @@ files stay as they were, and every split of every configuration kind has them al
   wall; only the words of its caption differ). An agent row's answer is in the frame of the
   observer its question poses (pipeline.spatial.frames): its map is turned so that the wall faced
   is at the top, and its other facts are said in that frame, as its path and answer are.
+
+A map question's target (pipeline.text.maps) is its answer, the witness map, after "Answer:".
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from pipeline.data import data_json
 from pipeline.spatial.frames import quarters, seen_facing, turn_cell
 from pipeline.spatial.relations import DIRECTIONS, relation_words
-from pipeline.text.prompts import PAIR_KINDS, RCC8_SETTING, row_kind
+from pipeline.text.prompts import MAP_QUESTION, PAIR_KINDS, RCC8_SETTING, row_kind
 from pipeline.text.words import sentence
 
 
@@ -103,13 +105,29 @@ def reasoning(row: Mapping) -> list[str]:
 
 
 def target_text(row: Mapping) -> str:
-    """What a model should answer the row's prompt with: reasoning, then "Answer: ..." (module docstring)."""
+    """What a model should answer the row's prompt with: reasoning, then "Answer: ..." (module docstring);
+    for a map question, its witness map after the answer line."""
     words = _words()["target"]
+    if row["question_type"] == MAP_QUESTION:
+        return words["map_answer"].format(map=row["answer"])
     sentences = reasoning(row)
     if row["question_type"] == "YN" and row["setting"] != RCC8_SETTING:
         verdict = words["yes"] if row["candidate"] in row["answer_set"] else words["no"]
         sentences.append(sentence(verdict.format(relation=relation_words(row["candidate"], row["view"], "label"))))
     return " ".join(sentence(s) for s in sentences) + "\n" + words["answer"].format(answer=row["answer"])
+
+
+def map_lines(cells: Sequence[tuple[int, int]], d: int) -> list[str]:
+    """The d x d grid as text, a line per row of cells from the top (j = d - 1) down, a token per cell
+    from the left (i = 0), space-separated: object k of `cells` (numbered from 1) in its cell, the
+    numbers of objects sharing a cell written together ("13"), "." in an empty cell; tokens padded to
+    one width. The form the map question's answer takes, which pipeline.evaluate.answers.parse_map reads."""
+    empty = _words()["map"]["empty"]
+    drawn: dict[tuple[int, int], str] = {}
+    for number, cell in enumerate(cells, 1):
+        drawn[cell] = drawn.get(cell, "") + str(number)
+    width = max(map(len, drawn.values()), default=1)
+    return [" ".join(drawn.get((i, j), empty).rjust(width) for i in range(d)) for j in reversed(range(d))]
 
 
 def cognitive_map(row: Mapping) -> str:
@@ -119,12 +137,7 @@ def cognitive_map(row: Mapping) -> str:
     if not row["objects"]:
         return ""
     turns = -quarters(facing(row))  # the wall faced goes to the top, as seen_facing turns the codes
-    cells: dict[tuple[int, int], str] = {}
-    for number, obj in enumerate(row["objects"], 1):
-        cell = turn_cell((obj["i"], obj["j"]), turns, d)
-        cells[cell] = cells.get(cell, "") + str(number)
-    width = max(map(len, cells.values()))
-    grid = [" ".join(cells.get((i, j), words["empty"]).rjust(width) for i in range(d)) for j in reversed(range(d))]
+    grid = map_lines([turn_cell((obj["i"], obj["j"]), turns, d) for obj in row["objects"]], d)
     legend = words["legend_join"].join(words["legend"].format(number=number, name=obj["name"])
                                        for number, obj in enumerate(row["objects"], 1))
     pose = row.get("question_pose")

@@ -108,3 +108,52 @@ def test_unknown_setting_and_mismatched_names_are_rejected():
         setting_facts(RASTER, NAMES[:3], [(0, 1)], "o2")
     with pytest.raises(RoomspaceError, match=r"\(0, 4\)"):
         setting_facts(RASTER, NAMES, [(0, 4)], "o2")
+
+
+# --- a map against its facts: facts_held ------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from strategies import random_facts, rasters  # noqa: E402
+
+from pipeline.spatial.checker import answer_set  # noqa: E402
+from pipeline.spatial.facts import facts_held  # noqa: E402
+from pipeline.spatial.grid import GRID_SIZES  # noqa: E402
+from pipeline.spatial.relations import direction  # noqa: E402
+
+
+@pytest.mark.parametrize("setting", SETTINGS)
+def test_every_fact_holds_on_the_raster_it_was_read_from(setting):
+    facts = setting_facts(RASTER, NAMES, described_pairs(4, 4), setting)
+    assert facts and all(facts_held(facts, dict(zip(NAMES, RASTER.cells)), RASTER.d))
+
+
+def test_a_moved_object_breaks_exactly_the_facts_about_it():
+    facts = setting_facts(RASTER, NAMES, described_pairs(4, 3), "o2_d3_layout")
+    cells = dict(zip(NAMES, RASTER.cells)) | {"desk": (0, 0)}  # from the south-east to the south-west corner
+    broken = {fact for fact, ok in zip(facts, facts_held(facts, cells, RASTER.d)) if not ok}
+    assert broken == {Fact("desk", "SER", None), Fact("rug", "NW", "desk"), Fact("rug", "D3C", "desk"),
+                      Fact("desk", "SE", "sofa"), Fact("desk", "D3M", "sofa")}
+    assert len(facts) == 10
+
+
+def test_a_cell_off_the_grid_or_an_object_without_one_is_refused():
+    facts = [Fact("bed", "NWR", None), Fact("rug", "N", "bed")]
+    with pytest.raises(RoomspaceError, match=r"bed is in cell \(12, 0\), off the 12 x 12 grid"):
+        facts_held(facts, {"bed": (12, 0), "rug": (0, 0)}, 12)
+    with pytest.raises(RoomspaceError, match="names rug, which has no cell"):
+        facts_held(facts, {"bed": (0, 11)}, 12)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_map_keeping_every_fact_shows_a_relation_the_checker_allows(data):
+    """facts_held reads a fact as the checker does: for the facts a drawn map keeps (of random, often
+    contradictory ones), the checker's answer set holds the map's relation of the query pair."""
+    d = data.draw(st.sampled_from(GRID_SIZES), label="d")
+    n = data.draw(st.integers(2, 4), label="n")
+    names = [f"v{k}" for k in range(n)]
+    cells = dict(zip(names, data.draw(rasters(n, d)).cells))
+    facts = data.draw(random_facts(names, max_facts=2 * n + 2))
+    kept = [fact for fact, ok in zip(facts, facts_held(facts, cells, d)) if ok]
+    assert direction(cells[names[0]], cells[names[-1]]) in answer_set(kept, names, (names[0], names[-1]), d)

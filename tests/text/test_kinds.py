@@ -34,10 +34,11 @@ def test_every_kind_has_a_module_with_its_record_and_rows(kind):
 def test_the_longest_prefix_decides_and_bad_names_are_one_line_errors():
     assert kind_of("vision_agent_n5_m4_d144").name == "vision_agent"
     assert kind_of("agent_n5_m4_d144").name == "agent" and kind_of("n5_m4_d144") is BASE
+    assert kind_of("twin_map_n5_m4_d144").name == "twin_map" and kind_of("map_n5_m4_d144").name == "map"
     for bad in ("vision_n5_m4", "robot_n5_m4_d144", "twin_twin_n5_m4_d144"):
         with pytest.raises(RoomspaceError, match="is no configuration"):
             parse(bad)
-    assert {kind.option for kind in added_kinds()} == {"--vision", "--twins", "--agents"}
+    assert {kind.option for kind in added_kinds()} == {"--vision", "--twins", "--agents", "--maps"}
 
 
 # A string literal that is a kind's prefix, or a call testing or cutting a configuration name's start.
