@@ -3,13 +3,14 @@
 Drawn from the scene record and the heights its house JSON adds (each object's height above the
 floor, the wall height, the openings' heights). The camera stands behind the door, outside the
 room, with the south wall cut down to a low sill, so that objects near the south corners are in
-frame (from inside the doorway they would be behind the observer's shoulders). Every object is a
-box of its real height at its height above the floor, wall-hung ones on their wall; an object
-hung on the cut-away south wall is drawn as a low block at the foot of that wall, so it keeps its
-place in plan without hiding the room. Hidden surfaces are exact: the faces are triangles
+frame (from inside the doorway they would be behind the observer's shoulders). Every object is its
+low-poly shape (pipeline.render.shapes: parts inside its bounding box) of its real height at its
+height above the floor, wall-hung ones on their wall; an object hung on the cut-away south wall is
+drawn as a low block at the foot of that wall, so it keeps its place in plan without hiding the
+room. Hidden surfaces are exact: the faces are triangles
 rasterised into a numpy z-buffer (1/depth interpolated linearly in screen space, the nearest face
 wins each pixel); face edges and silhouettes are drawn where the winning face changes. Each
-visible prominent object carries its name (pipeline.render.labels), on its visible pixels or,
+visible object the caller names carries its name (pipeline.render.labels), on its visible pixels or,
 preferably above them, with a leader to a dot on them; objects hidden (fewer than MIN_VISIBLE_PX
 pixels) are not labelled.
 
@@ -29,9 +30,10 @@ import numpy as np
 from PIL import Image
 
 from pipeline.errors import RoomspaceError
-from pipeline.render.labels import LABEL_PAD, LabelRequest, dot_on, label_texts, place_labels
+from pipeline.render.labels import LabelRequest, dot_on, label_step, label_texts, place_labels
 from pipeline.render.png import LabelPlace, png_bytes
-from pipeline.render.style import check_drawable, colour, drawing, font, object_colour, offline_key, style
+from pipeline.render.shapes import solids
+from pipeline.render.style import check_drawable, colour, drawing, offline_key, style
 from pipeline.scene.records import Scene
 
 SOUTH_SILL = 0.12  # m: the south wall is drawn cut down to this height in the south-door view
@@ -211,14 +213,15 @@ def _room_faces(scene: Scene, heights: Elevation, cut_south: bool = True) -> lis
 def _object_faces(scene: Scene, heights: Elevation, cut_south: bool = True) -> list[tuple[np.ndarray, np.ndarray, Surface]]:
     out = []
     for obj in scene.objects:
-        if cut_south and obj.wall_hung and "south" in obj.walls:  # on the cut-away wall: a low block at its foot
+        plain = cut_south and obj.wall_hung and "south" in obj.walls  # on the cut-away wall: a low block at its foot
+        if plain:
             bottom, top = 0.0, SOUTH_SILL
         else:
             bottom = heights.bottoms[obj.id]
             top = bottom + obj.size[1]
-        base = object_colour(obj)
-        for points, normal in _box_faces(list(obj.footprint), bottom, top):
-            out.append((points, normal, Surface(obj.id, _shaded(base, normal))))
+        for solid in solids(obj, bottom, top, plain):
+            for points, normal in solid.faces():
+                out.append((points, normal, Surface(obj.id, _shaded(solid.colour, normal))))
     return out
 
 
@@ -365,8 +368,7 @@ def _perspective_image(scene: Scene, frame: SouthDoorFrame, names: Mapping[str, 
     image = Image.fromarray(pixels, "RGB")
     draw = drawing(image)
 
-    layout = style()["south_door"]
-    step = font(layout["font_px"]).getbbox("Ag")[3] + 2 * LABEL_PAD + 2
+    step = label_step(image.width, image.height)
     # One pass over the pixels for every object's visible area, centroid and top row.
     owner = frame.object_of_pixel
     rows, cols = np.nonzero(owner >= 0)  # row-major: each object's first pixel is on its top row
@@ -376,7 +378,7 @@ def _perspective_image(scene: Scene, frame: SouthDoorFrame, names: Mapping[str, 
     mean_row = np.bincount(which, rows, minlength=len(scene.objects)) / np.maximum(count, 1)
     present, first = np.unique(which, return_index=True)
     top = dict(zip(present.tolist(), rows[first].tolist()))
-    visible = [k for k, obj in enumerate(scene.objects) if obj.prominent and count[k] >= MIN_VISIBLE_PX]
+    visible = [k for k, obj in enumerate(scene.objects) if obj.id in texts and count[k] >= MIN_VISIBLE_PX]
     visible.sort(key=lambda k: count[k])  # small (far, hidden) objects choose their place first
     requests = []
     for k in visible:
@@ -384,7 +386,7 @@ def _perspective_image(scene: Scene, frame: SouthDoorFrame, names: Mapping[str, 
         above = [(col, top[k] - step / 2 - 6 - j * step) for j in range(6)]
         below = [(col, row + j * step) for j in range(1, 4)]
         requests.append(LabelRequest(obj.id, texts[obj.id], k, dot_on(owner, k, (col, row)), ((col, row), *above, *below)))
-    places = place_labels(draw, requests, owner, layout["font_px"], f"scene {scene.room_id} {what}")
+    places = place_labels(draw, requests, owner, f"scene {scene.room_id} {what}")
     return image, {i: texts[i] for i in places}, places
 
 

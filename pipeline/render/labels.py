@@ -7,13 +7,21 @@ counts the blocked pixels under every box at once). Free means inside the image,
 earlier label, leader, dot and reserved box (text the view drew), and, unless the label lies wholly
 on its object's own pixels, clear of its own dot, with a leader line to the dot that crosses no
 other label or dot (leaders may cross one another, as on a map). If some label finds no free
-place, the image's labels are all placed again with a smaller font, down to MIN_FONT_PX (an image
-where even that cannot hold them is an error, never a cluttered image). The boxes and dots are
-recorded in the PNG (pipeline.render.png).
+place, the image's labels are all placed again with a smaller font, down to the smallest legible
+one (an image where even that cannot hold them is an error, never a cluttered image). The boxes
+and dots are recorded in the PNG (pipeline.render.png).
+
+Label text is sized to the image, not in fixed pixels: a vision-language model sees an image
+shrunk to a few hundred pixels (render.json's `labels.downscaled_to`, 448), so the font is the
+smallest whose text line (ascenders to descenders, `text_height`) is `labels.text_px` high once the image's longer
+side is shrunk to that size, and where labels do not fit, never smaller than
+`labels.fewest_text_px` there (`label_font_px`). Text is bold (drawn twice, a pixel apart, so that it
+stays unantialiased) on the label's light box, which keeps it apart from any fill behind it.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -22,15 +30,17 @@ from PIL import ImageDraw
 
 from pipeline.errors import RoomspaceError
 from pipeline.render.png import LabelPlace
-from pipeline.render.style import colour, font
+from pipeline.render.style import colour, font, style
 from pipeline.scene.records import Scene
 from pipeline.text.words import object_labels
 
 LABEL_PAD = 3  # px between a label's text and its box
 GAP = 2  # px kept clear around every label box
-DOT_RADIUS = 3  # px
-MIN_FONT_PX = 10  # smallest label font before giving up; still legible
+DOT_RADIUS = 4  # px
+LEADER_PX = 2  # a leader line's width
+BOLD = 1  # px: text is drawn again this far to the right, a bold face without antialiased strokes
 SEARCH_STEP = 2  # px between the label places tried in the search
+LINE = "Ahdgjlpqy"  # a text line's ascenders and descenders: how high a label's text line is
 
 
 @dataclass(frozen=True)
@@ -42,14 +52,37 @@ class LabelRequest:
     preferred: tuple[tuple[float, float], ...]  # label-box centres to try first, best first (px)
 
 
+def text_height(px: int) -> int:
+    """The height of a label's text line at font size `px`: from the top of its tallest letters to
+    the bottom of its descenders (LINE). Every label's box is this high, whatever its letters."""
+    _, top, _, bottom = _ink(LINE, px)
+    return bottom - top
+
+
+def label_font_px(width: int, height: int, text_px: str = "text_px") -> int:
+    """The smallest font size whose text line is render.json's labels[text_px] pixels high once the
+    image's longer side is shrunk to labels.downscaled_to."""
+    spec = style()["labels"]
+    needed = spec[text_px] * max(width, height) / spec["downscaled_to"]
+    return next(px for px in range(4, 400) if text_height(px) >= needed)
+
+
+def label_step(width: int, height: int) -> int:
+    """A label box's height and the gap after it at the image's label font: how far apart the views
+    put the places they prefer."""
+    return text_height(label_font_px(width, height)) + 2 * LABEL_PAD + GAP + 1
+
+
 def label_texts(scene: Scene, names: Mapping[str, str] | None) -> dict[str, str]:
-    """{object id: label} for every prominent object: the caller's names, by default numbered type words."""
+    """{object id: label} of the objects to label: the caller's names (prominent objects only; a
+    prominent object they leave out is drawn unlabelled), by default numbered type words for every
+    prominent object (pipeline.text.words.object_labels)."""
     if names is None:
         return object_labels(scene.prominent)
-    prominent = {o.id for o in scene.prominent}
-    if set(names) != prominent:
-        raise RoomspaceError(f"scene {scene.room_id}: label names must name exactly its prominent objects "
-                             f"(missing {sorted(prominent - set(names))}, unknown {sorted(set(names) - prominent)})")
+    unknown = set(names) - {o.id for o in scene.prominent}
+    if unknown:
+        raise RoomspaceError(f"scene {scene.room_id}: label names must name prominent objects only "
+                             f"(unknown {sorted(unknown)})")
     return dict(names)
 
 
@@ -65,19 +98,22 @@ def dot_on(owner: np.ndarray, index: int, point: tuple[float, float]) -> tuple[i
     return int(cols[k]), int(rows[k])
 
 
-def place_labels(draw: ImageDraw.ImageDraw, requests: list[LabelRequest], owner: np.ndarray, px: int, image: str,
+def place_labels(draw: ImageDraw.ImageDraw, requests: list[LabelRequest], owner: np.ndarray, image: str,
                  reserved: tuple[tuple[int, int, int, int], ...] = ()) -> dict[str, LabelPlace]:
-    """Place and draw every label, shrinking the font until all fit; {object id: place}.
+    """Place and draw every label at the image's label font (`label_font_px`) or, where they do not
+    all fit, a smaller one down to the smallest legible; {object id: place}.
 
     `owner` is the object index each pixel shows (-1 for none), `image` names the image in errors.
     """
-    for size in range(px, MIN_FONT_PX - 1, -1):
+    height, width = owner.shape
+    largest, smallest = label_font_px(width, height), label_font_px(width, height, "fewest_text_px")
+    for size in range(largest, smallest - 1, -1):
         places = _layout(requests, owner, size, reserved)
         if places is not None:
             for request in requests:
                 _draw(draw, request.text, places[request.id], request.dot, size)
             return places
-    raise RoomspaceError(f"{image}: no room for {len(requests)} labels at {MIN_FONT_PX} px or more")
+    raise RoomspaceError(f"{image}: no room for {len(requests)} labels at {smallest} px or more")
 
 
 def _layout(requests, owner: np.ndarray, px: int, reserved) -> dict[str, LabelPlace] | None:
@@ -92,8 +128,8 @@ def _layout(requests, owner: np.ndarray, px: int, reserved) -> dict[str, LabelPl
         _mark(dots, (*request.dot, *request.dot), DOT_RADIUS + GAP)
     places = {}
     for request in requests:
-        left, top, right, bottom = _ink(request.text, px)
-        size = (right - left + 2 * LABEL_PAD, bottom - top + 2 * LABEL_PAD)  # x1 - x0, y1 - y0
+        left, _, right, _ = _ink(request.text, px)
+        size = (right - left + 2 * LABEL_PAD, text_height(px) + 2 * LABEL_PAD)  # x1 - x0, y1 - y0
         own = np.zeros_like(dots)
         _mark(own, (*request.dot, *request.dot), DOT_RADIUS + GAP)
         # Leaders may cross one another (as on a map), but never a label or another object's dot.
@@ -151,8 +187,8 @@ def _leader_clear(place: LabelPlace, crossed: np.ndarray) -> bool:
 
 def _segment_pixels(a: tuple[float, float], b: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
     """(rows, cols) of the pixels a one-pixel line from a to b passes through."""
-    steps = max(1, int(np.ceil(2 * max(abs(b[0] - a[0]), abs(b[1] - a[1])))))
-    t = np.linspace(0.0, 1.0, steps + 1)
+    steps = max(1, math.ceil(2 * max(abs(b[0] - a[0]), abs(b[1] - a[1]))))
+    t = np.arange(steps + 1) / steps
     cols = np.rint(a[0] + t * (b[0] - a[0])).astype(int)
     rows = np.rint(a[1] + t * (b[1] - a[1])).astype(int)
     return rows, cols
@@ -177,15 +213,18 @@ def _nearest_on_box(point: tuple[int, int], rect: tuple) -> tuple[int, int]:
 
 def _ink(text: str, px: int) -> tuple[int, int, int, int]:
     """The box of the text's pixels drawn unantialiased (style.drawing) from (0, 0): it goes LABEL_PAD inside the label's box."""
-    return font(px).getbbox(text, mode="1")
+    left, top, right, bottom = font(px).getbbox(text, mode="1")
+    return left, top, right + BOLD, bottom
 
 
 def _draw(draw: ImageDraw.ImageDraw, text: str, place: LabelPlace, dot: tuple[int, int], px: int) -> None:
     x0, y0, x1, y1 = place.box
     if place.dot is not None:
-        draw.line([_nearest_on_box(dot, place.box), dot], fill=colour("label_border"), width=1)
+        draw.line([_nearest_on_box(dot, place.box), dot], fill=colour("label_border"), width=LEADER_PX)
         dx, dy = dot
         draw.ellipse([dx - DOT_RADIUS, dy - DOT_RADIUS, dx + DOT_RADIUS, dy + DOT_RADIUS], fill=colour("label_text"))
     draw.rectangle([x0, y0, x1, y1], fill=colour("label_box"), outline=colour("label_border"))
-    left, top, _, _ = _ink(text, px)
-    draw.text((x0 + LABEL_PAD - left, y0 + LABEL_PAD - top), text, fill=colour("label_text"), font=font(px))
+    left, _, _, _ = _ink(text, px)
+    _, top, _, _ = _ink(LINE, px)  # the text sits on the line's baseline, LABEL_PAD below the box's top
+    for dx in range(BOLD + 1):
+        draw.text((x0 + LABEL_PAD - left + dx, y0 + LABEL_PAD - top), text, fill=colour("label_text"), font=font(px))

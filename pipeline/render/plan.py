@@ -1,12 +1,15 @@
 """The top-down plan of a scene (docs/semantics.md section 12): `top_down.png`, drawn from the scene record alone.
 
 North up, east right, one pixel scale for both axes. Floor, walls, the door (a gap in the bottom
-wall, labelled) and windows (light blue in the walls); every object is its oriented footprint
-filled with its type's colour (pipeline/data/render.json), drawn lowest top first so that what is
-higher hides what is under it, as seen from above. Every prominent object carries its name (the
+wall, labelled) and windows (light blue in the walls); every object is its shape seen from above
+(pipeline.render.shapes: a bed's pillows and headboard, a chair's seat and back, a lamp's shade),
+each part filled with its colour (its type's, pipeline/data/render.json, or an accent) inside the
+object's oriented footprint, parts drawn lowest top first so that what is higher hides what is
+under it; a wall-hung object is a bar on its wall. Every prominent object carries its name (the
 caller's, as the story names it; pipeline.render.labels), on its visible pixels or joined to a dot
-on them by a leader; other objects are grey and unlabelled. The image shows the
-continuous scene: object centres in metres, as `Item.continuous_relation` measures them.
+on them by a leader, unless the caller leaves it unnamed; other objects are grey and unlabelled.
+The image shows the continuous scene: object centres in metres, as `Item.continuous_relation`
+measures them.
 `grid=d` overlays the d x d cells and the nine regions (thicker lines, region codes).
 """
 
@@ -19,12 +22,18 @@ import numpy as np
 from PIL import Image, ImageDraw
 from shapely.geometry import Polygon
 
-from pipeline.render.labels import LABEL_PAD, LabelRequest, dot_on, label_texts, place_labels
+from pipeline.render.labels import LabelRequest, dot_on, label_font_px, label_step, label_texts, place_labels
 from pipeline.render.png import LabelPlace, png_bytes
+from pipeline.render.shapes import solids
 from pipeline.render.style import check_drawable, colour, drawing, font, object_colour, offline_key, style
 from pipeline.scene.records import Scene
 from pipeline.spatial.grid import check_grid_size
 from pipeline.spatial.relations import REGIONS, band, region_bands
+
+
+SIDE_TONE = 0.8  # a part's sides seen from above (a lamp shade's slope) are this much darker than its top
+OUTLINE_TONE = 0.55  # and its outline this much
+WALL_HUNG_PX = 5  # a wall-hung object's bar
 
 
 @dataclass(frozen=True)
@@ -49,7 +58,7 @@ def plan_frame(scene: Scene) -> PlanFrame:
 
 def top_down_image(scene: Scene, grid: int | None = None, names: Mapping[str, str] | None = None,
                    ) -> tuple[Image.Image, dict[str, str], dict[str, LabelPlace]]:
-    """The plan image, the label of every prominent object on it ({object id: label}; `names`, by
+    """The plan image, the label of every object labelled on it ({object id: label}; `names`, by
     default `label_texts`'s) and where each label lies."""
     check_drawable(scene)
     if grid is not None:
@@ -69,33 +78,41 @@ def top_down_image(scene: Scene, grid: int | None = None, names: Mapping[str, st
     for opening in scene.openings:
         _draw_opening(draw, frame, opening.wall, opening.start, opening.end, colour(opening.kind), wall_px)
 
-    # Higher tops hide lower ones from above; wall-hung objects are drawn last, on their wall.
-    order = sorted(range(len(scene.objects)), key=lambda k: (scene.objects[k].wall_hung, scene.objects[k].size[1]))
-    for k in order:
-        obj = scene.objects[k]
-        points = [frame.pixel(x, z) for x, z in obj.footprint]
-        fill = object_colour(obj)
-        outline = tuple(int(c * 0.55) for c in fill)
-        width = 5 if obj.wall_hung else 1  # a wall-hung object is a few centimetres deep: a bar thick enough to see
-        draw.polygon(points, fill=fill, outline=fill if obj.wall_hung else outline, width=width)
-        owner_draw.polygon(points, fill=k, outline=k, width=width)
+    # Each part of each object seen from above (pipeline.render.shapes), higher tops hiding lower ones;
+    # wall-hung objects are drawn last, on their wall.
+    parts = sorted(((obj.wall_hung, solid.top, k, j), solid) for k, obj in enumerate(scene.objects)
+                   for j, solid in enumerate(solids(obj, 0.0, obj.size[1])))
+    for (hung, _, k, _), solid in parts:
+        if hung:
+            continue
+        outline, upward = solid.from_above()
+        hull = [frame.pixel(x, z) for x, z in outline]
+        draw.polygon(hull, fill=_toned(solid.colour, SIDE_TONE), outline=_toned(solid.colour, OUTLINE_TONE))
+        if upward is not None:
+            draw.polygon([frame.pixel(x, z) for x, z in upward], fill=solid.colour, outline=_toned(solid.colour, OUTLINE_TONE))
+        owner_draw.polygon(hull, fill=k, outline=k)
+    for k, obj in enumerate(scene.objects):
+        if obj.wall_hung:  # a few centimetres deep: a bar thick enough to see, in its type's colour
+            points = [frame.pixel(x, z) for x, z in obj.footprint]
+            draw.polygon(points, fill=object_colour(obj), outline=object_colour(obj), width=WALL_HUNG_PX)
+            owner_draw.polygon(points, fill=k, outline=k, width=WALL_HUNG_PX)
     reserved = []  # the region codes, the door's word and the compass: no label may cover them
     if grid is not None:
         image, reserved = _grid_overlay(image, frame, grid)
         draw = drawing(image)
 
-    small = font(layout["small_font_px"])
+    words = font(label_font_px(frame.size, frame.size))  # the door's word and the compass's N, as legible as labels
     door = next((o for o in scene.openings if o.kind == "door"), None)
     if door is not None:
         dx, dy = frame.pixel((door.start[0] + door.end[0]) / 2, 0)
-        draw.text((dx, dy + wall_px + 3), "door", fill=colour("label_text"), font=small, anchor="mt")
-        reserved.append(draw.textbbox((dx, dy + wall_px + 3), "door", font=small, anchor="mt"))
-    reserved.append(_draw_compass(draw, frame, layout["small_font_px"]))
+        draw.text((dx, dy + wall_px + 2), "door", fill=colour("label_text"), font=words, anchor="mt")
+        reserved.append(draw.textbbox((dx, dy + wall_px + 2), "door", font=words, anchor="mt"))
+    reserved.append(_draw_compass(draw, frame, words))
 
     owner = np.asarray(owners)
-    labelled = sorted((k for k, o in enumerate(scene.objects) if o.prominent),
+    labelled = sorted((k for k, o in enumerate(scene.objects) if o.id in texts),
                       key=lambda k: Polygon(scene.objects[k].footprint).area)  # small objects choose their place first
-    step = font(layout["font_px"]).getbbox("Ag")[3] + 2 * LABEL_PAD + 2
+    step = label_step(frame.size, frame.size)
     requests = []
     for k in labelled:
         obj = scene.objects[k]
@@ -105,9 +122,13 @@ def top_down_image(scene: Scene, grid: int | None = None, names: Mapping[str, st
         below = [(cx, maxy + step / 2 + 2 + j * step) for j in range(4)]
         preferred = ((cx, cy), above[0], below[0], (maxx + 40, cy), (minx - 40, cy), *above[1:], *below[1:])
         requests.append(LabelRequest(obj.id, texts[obj.id], k, dot_on(owner, k, (cx, cy)), preferred))
-    places = place_labels(draw, requests, owner, layout["font_px"], f"scene {scene.room_id} top_down",
+    places = place_labels(draw, requests, owner, f"scene {scene.room_id} top_down",
                           tuple(tuple(round(v) for v in r) for r in reserved))
     return image, texts, places
+
+
+def _toned(fill: tuple[int, int, int], tone: float) -> tuple[int, int, int]:
+    return tuple(min(255, round(c * tone)) for c in fill)
 
 
 def _draw_opening(draw, frame: PlanFrame, wall: str, start, end, fill, wall_px: int) -> None:
@@ -120,15 +141,15 @@ def _draw_opening(draw, frame: PlanFrame, wall: str, start, end, fill, wall_px: 
     draw.rectangle([min(cx0, cx0 + ox), min(cy0, cy0 + oy), max(cx1, cx1 + ox), max(cy1, cy1 + oy)], fill=fill)
 
 
-def _draw_compass(draw, frame: PlanFrame, px: int) -> tuple[float, float, float, float]:
-    """A north arrow in the top-right margin; the box it covers."""
+def _draw_compass(draw, frame: PlanFrame, words) -> tuple[float, float, float, float]:
+    """A north arrow with its N in the top-right margin, `words` the N's font; the box it covers."""
     x = frame.size - frame.margin / 2
-    top, bottom = 6, frame.margin - 14
+    top, bottom = 4, frame.margin / 2
     ink = colour("compass")
     draw.line([(x, top + 6), (x, bottom)], fill=ink, width=2)
     draw.polygon([(x, top), (x - 5, top + 9), (x + 5, top + 9)], fill=ink)
-    draw.text((x, bottom + 1), "N", fill=ink, font=font(px), anchor="mt")
-    text = draw.textbbox((x, bottom + 1), "N", font=font(px), anchor="mt")
+    draw.text((x, bottom + 1), "N", fill=ink, font=words, anchor="mt")
+    text = draw.textbbox((x, bottom + 1), "N", font=words, anchor="mt")
     return (min(x - 5, text[0]), top, max(x + 5, text[2]), text[3])
 
 

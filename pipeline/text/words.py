@@ -30,12 +30,15 @@ def object_names(chosen: list[SceneObject], intro: list[int]) -> list[str]:
 
 
 def object_labels(prominent: Sequence[SceneObject], named: Mapping[str, str] | None = None) -> dict[str, str]:
-    """{object id: name} for every prominent object of a room, as an image labels them.
+    """{object id: name} of the prominent objects of a room that an image labels.
 
     An object a story names keeps that name (`named`: {object id: name}); any other is called by
     its type words, numbered when the room holds more than one of its type: after the numbers the
-    story uses ("chair 3" beside the story's "chair 1" and "chair 2"; "chair 2" beside the story's
-    unnumbered "chair"), in the order of `prominent`. No two objects share a name.
+    story uses ("chair 3" beside the story's "chair 1" and "chair 2"), else from 1, in the order of
+    `prominent`, so that the k labels of a type are always "chair 1" to "chair k". Where a story
+    names one object of a type the room holds several of by the bare type words (its only chair:
+    "the chair"), that object is the one of its type labelled: no number beside it could make the
+    labels 1 to k. No two objects share a name.
     """
     named = dict(named or {})
     labels: dict[str, str] = {}
@@ -43,8 +46,10 @@ def object_labels(prominent: Sequence[SceneObject], named: Mapping[str, str] | N
     for word in dict.fromkeys(words.values()):
         ids = [i for i, w in words.items() if w == word]
         taken = [named[i] for i in ids if i in named]
-        numbers = [int(name[len(word) + 1:]) for name in taken if name != word]
-        following = max(numbers, default=1 if word in taken else 0) + 1
+        if word in taken:  # the story's bare name: the others of its type stay unlabelled
+            labels.update((i, named[i]) for i in ids if i in named)
+            continue
+        following = max((int(name[len(word) + 1:]) for name in taken), default=0) + 1
         for i in ids:
             if i in named:
                 labels[i] = named[i]

@@ -41,7 +41,8 @@ def centroid(mask: np.ndarray) -> tuple[float, float]:
 
 @pytest.mark.parametrize(("x", "z", "yaw"), [(1.7, 3.9, 30.0), (4.1, 1.2, 0.0), (2.6, 2.2, 117.5)])
 def test_top_down_centre_maps_back_to_the_scene_position(x, z, yaw):
-    scene, _ = room(thing(0, "Bed", x, z, 1.6, 1.2, yaw=yaw))
+    # a table's top covers its footprint, in its type's colour (its legs are under it)
+    scene, _ = room(thing(0, "DiningTable", x, z, 1.6, 1.2, yaw=yaw))
     frame = plan_frame(scene)
     col, row = centroid(mask_of(pixels(top_down_png(scene)), object_colour(scene.objects[0])))
     # back to metres: the inverse of PlanFrame.pixel
@@ -51,7 +52,7 @@ def test_top_down_centre_maps_back_to_the_scene_position(x, z, yaw):
 
 
 def test_top_down_north_is_up_and_east_is_right():
-    scene, _ = room(thing(0, "Bed", 4.3, 4.4, 1.0, 0.8), thing(1, "Sofa", 1.0, 0.9, 1.0, 0.8))
+    scene, _ = room(thing(0, "DiningTable", 4.3, 4.4, 1.0, 0.8), thing(1, "TVStand", 1.0, 0.9, 1.0, 0.8))
     image = pixels(top_down_png(scene))
     middle = image.shape[0] / 2
     bed_col, bed_row = centroid(mask_of(image, object_colour(scene.objects[0])))
@@ -101,7 +102,8 @@ def top_face_centre(frame_png: bytes, obj: SceneObject) -> tuple[float, float]:
 
 
 def test_south_door_left_right_and_front_behind():
-    west, east = thing(0, "Bed", 1.0, 2.5, 0.8, 0.8), thing(1, "Sofa", 4.4, 2.5, 0.8, 0.8)
+    # tables and cabinets: each has a top in its type's exact colour
+    west, east = thing(0, "DiningTable", 1.0, 2.5, 0.8, 0.8), thing(1, "TVStand", 4.4, 2.5, 0.8, 0.8)
     near, far = thing(2, "Desk", 2.7, 1.0, 0.8, 0.8), thing(3, "Dresser", 2.7, 4.6, 0.8, 0.8)
     scene, house = room(west, east, near, far)
     png = offline_images(scene, house)["south_door"]
@@ -112,7 +114,7 @@ def test_south_door_left_right_and_front_behind():
 
 
 def test_south_door_top_face_lands_where_the_camera_projects_it():
-    scene, house = room(thing(0, "Bed", 3.6, 3.1, 0.9, 0.7, height=0.5))
+    scene, house = room(thing(0, "DiningTable", 3.6, 3.1, 0.9, 0.7, height=0.5))
     frame = south_door_frame(scene, house)
     col, row = top_face_centre(offline_images(scene, house)["south_door"], scene.objects[0])
     (expected_col, expected_row), _ = frame.camera.project(np.array([3.6, 0.5, 3.1]))
