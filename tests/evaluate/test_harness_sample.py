@@ -10,6 +10,7 @@ from conftest import SCENE_SEED
 from loopback import LoopbackChat, completion
 
 from pipeline.dataset.build import BuildPlan, build
+from pipeline.evaluate.model_runner import DEFAULT_MAX_TOKENS
 from pipeline.evaluate.rows import open_rows
 from pipeline.evaluate.sample import Sample, ordered_ids, sample_ids
 from pipeline.text.configs import parse_configs
@@ -84,3 +85,8 @@ def test_inspects_limit_and_seed_ask_the_sample_run_model_asks(built):
     whole = [sample.id for sample in roomspace(source=str(built), config=CONFIG, seed=3).dataset]
     assert whole == ordered_ids(rows, [CONFIG], 3) and whole[:10] == sample_ids(rows, [CONFIG], Sample(10, 3))
     assert whole[:10] != [row["id"] for row in rows.rows([CONFIG], ["id"])][:10]  # not the first rows
+
+
+def test_run_model_cuts_answers_where_the_lm_eval_tasks_do():
+    """run-model's default max_tokens is the tasks' max_gen_toks: both harnesses cut an answer at one length."""
+    assert f"max_gen_toks: {DEFAULT_MAX_TOKENS}" in (TASKS_DIR / "_roomspace_common.yaml").read_text(encoding="utf-8")
