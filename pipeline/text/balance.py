@@ -72,7 +72,13 @@ def yn_question(answers: Mapping[Pair, frozenset[str]], codes: Sequence[str], rn
     candidate = rng.choice(sorted({code for code, _ in both}, key=list(codes).index))
     group = rng.choice([group for code, group in both if code == candidate])
     yes = rng.random() < 0.5
-    return Drawn(rng.choice([p for p in group if (candidate in answers[p]) == yes]), candidate, fallback=False)
+    fitting = [p for p in group if (candidate in answers[p]) == yes]
+    # A pair drawn whatever the answer, then the fitting pair nearest it (itself, or one sharing an end
+    # there): so the objects asked about say as little as possible of the answer.
+    anchor = rng.choice(group)
+    near = [p for p in fitting if p == anchor] or [p for p in fitting if p[0] == anchor[0] or p[1] == anchor[1]] \
+        or fitting
+    return Drawn(rng.choice(near), candidate, fallback=False)
 
 
 def paired_candidates(answers: Sequence[frozenset[str] | tuple[str, ...]], codes: Sequence[str],
