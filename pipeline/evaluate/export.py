@@ -52,6 +52,8 @@ def prompt_record(row: Mapping) -> dict:
 
 def stratum(row: Mapping) -> tuple[str, str, object]:
     """(setting, question type, answer-set size for FR or the answer for YN): what `balanced_ids` evens out."""
+    if row["question_type"] == MAP_QUESTION:
+        return (row["setting"], row["question_type"], None)  # a map's story allows many: nothing to even out
     return (row["setting"], row["question_type"],
             row["answer_set_size"] if row["question_type"] == "FR" else row["answer"])
 
