@@ -9,8 +9,9 @@ south-door image with the north-facing view. Rows are told apart by `modality`:
   image added. The answer is still the consistency checker's answer set for the story: the image
   shows where things are, the question asks what the story allows.
 * "image", "text" and "image+text": the same question three ways about a pair of prominent objects
-  that the view's image shows clearly, answered by the relation of their centres in metres
-  (pipeline.text.pictured.pair_questions, given the labels the image records).
+  that the view's image shows clearly, answered by the relation the picture shows, which the
+  grid and the centres in metres agree with (pipeline.text.pictured.pair_questions, given the
+  labels the image records and, for the door view, what its camera sees of each object).
 
 `vision_rows(scene, items, images)` is a pure function giving a row per image (`VisionImage`, the
 kind's RECORD, its questions `VisionItem`s in `items`, stored once per image; its Hugging Face
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from pipeline.dataset.layout import IMAGE, IMAGELESS, QUESTIONS
 from pipeline.dataset.rows import row_json
 from pipeline.errors import RoomspaceError
+from pipeline.render.door import south_door_sightings
 from pipeline.render.job import offline_images
 from pipeline.render.png import IMAGES, image_labels
 from pipeline.scene.records import Scene
@@ -33,7 +35,7 @@ from pipeline.spatial.topology import ROOM
 from pipeline.text.configs import Config
 from pipeline.text.items import Item, init_fields
 from pipeline.text.kinds import KINDS, Room
-from pipeline.text.pictured import VisionItem, pair_questions, story_labels
+from pipeline.text.pictured import CameraPose, Picture, Sighting, VisionItem, pair_questions, story_labels
 from pipeline.text.prompts import AGENT_VIEW
 
 IMAGE_OF_VIEW = {"top_down": "top_down", "north_facing": "south_door"}
@@ -64,7 +66,12 @@ RECORD = VisionImage
 def rows(room: Room, config: Config) -> list[VisionImage]:
     """The room's vision rows of one base configuration: its base items with the room's renders."""
     items = room.rows("base", config)
-    return vision_rows(room.scene, items, room_images(room, config)) if items else []
+    return vision_rows(room.scene, items, room_images(room, config), door_sightings(room), config.balanced) if items else []
+
+
+def door_sightings(room: Room) -> tuple[CameraPose, Mapping[str, Sighting]]:
+    """The south-door camera and what its picture shows of each object (made once per room)."""
+    return room.shared(("door sightings",), lambda: south_door_sightings(room.scene, room.house))
 
 
 def room_images(room: Room, config: Config) -> dict[str, bytes]:
@@ -78,13 +85,15 @@ def room_labels(room: Room, config: Config) -> dict[str, str]:
     return room.shared(("labels", config), lambda: story_labels(room.scene, room.rows("base", config)))
 
 
-def vision_rows(scene: Scene, items: Sequence[Item], images: Mapping[str, bytes]) -> list[VisionImage]:
+def vision_rows(scene: Scene, items: Sequence[Item], images: Mapping[str, bytes],
+                door: tuple[CameraPose, Mapping[str, Sighting]], balanced: bool = False) -> list[VisionImage]:
     """The vision rows of one room, one per image (`VisionImage`), each with its questions:
     image+story questions, then the view's pair questions three ways.
 
     `items` are the room's items of one base configuration (items.room_items), `images` its
-    renders by name ("top_down", "south_door": PNG bytes, labelled with `story_labels`). No
-    items, no rows. An image that records no labels (AI2-THOR) gets image+story questions only.
+    renders by name ("top_down", "south_door": PNG bytes, labelled with `story_labels`), `door`
+    the south-door camera and what it shows of each object (`door_sightings`), `balanced` whether the configuration is balanced (its pair questions drawn by target).
+    No items, no rows. An image that records no labels (AI2-THOR) gets image+story questions only.
     """
     if not items:
         return []
@@ -102,10 +111,12 @@ def vision_rows(scene: Scene, items: Sequence[Item], images: Mapping[str, bytes]
             continue  # the view hides a queried object: no image+story question about it in this view
         renamed = {"config": config, "id": f"{item.room_id}-{config}-{item.setting}-{item.view}-{item.question_type}"}
         asked[name].append(VisionItem(**{**init_fields(item), **renamed}, modality="image+story", pair=None,
-                                      image_name=name))
+                                      image_name=name, camera=door[0] if name == "south_door" else None))
     for view, name in IMAGE_OF_VIEW.items():
         if labels[name] is not None:
-            asked[name].extend(pair_questions(scene, items[0], config, view, name, labels[name]))
+            camera, seen = door if name == "south_door" else (None, None)
+            asked[name].extend(pair_questions(scene, items[0], config, view, Picture(name, labels[name], camera, seen),
+                                              balanced))
     return [VisionImage(f"{scene.room_id}-{config}-{name}", scene.room_id, scene.index, config, name, images[name],
                         tuple(questions))
             for name, questions in asked.items() if questions]

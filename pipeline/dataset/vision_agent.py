@@ -1,11 +1,14 @@
 """The `vision_agent` kind (vision_agent_<base>): the agent rows with their images.
 
 Each agent row (pipeline.text.agents) goes with the image of its story's frame: the plan, the
-door view, or the first-person view from the story's observer (pipeline.render.door.pose_png,
-labelled as the base stories name the objects); then pair questions on the first-person image,
-answered by the relation of the centres as the observer sees it (`seen_pair_questions` of
-pipeline.text.pictured, given the labels the image records). The image rows are `AgentImage`,
-the kind's RECORD, read a question per row like the vision kind's.
+door view, or the first-person view from the story's observer (pipeline.render.door.pose_view,
+labelled as the base stories name the objects), the last only when it shows every object the row
+asks about (pipeline.text.pictured.Picture.shows). Then pair questions on first-person images,
+answered by the relation the picture shows (`seen_pair_questions` of pipeline.text.pictured):
+on the observer's image and on images from further stances (pipeline.text.pictured.first_person_poses,
+tried in their order) until FIRST_PERSON_IMAGES images have questions. A stance whose picture would
+carry none is not drawn. The image rows are
+`AgentImage`, the kind's RECORD, read a question per row like the vision kind's.
 """
 
 from __future__ import annotations
@@ -13,18 +16,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pipeline.dataset.vision import IMAGE_OF_STORY, VisionImage, room_images, room_labels
+from pipeline.dataset.vision import IMAGE_OF_STORY, IMAGE_OF_VIEW, VisionImage, door_sightings, room_images, room_labels
 from pipeline.errors import RoomspaceError
-from pipeline.render.door import pose_png
+from pipeline.render.door import pose_view, view_png
 from pipeline.render.png import image_labels
 from pipeline.scene.records import Scene
-from pipeline.text.agents import AgentItem
+from pipeline.text.agents import AgentItem, Pose, camera_point
 from pipeline.text.configs import Config
 from pipeline.text.items import init_fields
 from pipeline.text.kinds import KINDS, Room, parse
-from pipeline.text.pictured import AgentVisionItem, seen_pair_questions
+from pipeline.text.prompts import AGENT_VIEW
+from pipeline.text.pictured import AgentVisionItem, CameraPose, Picture, clear_pairs, first_person_poses, seen_pair_questions
 
 KIND = KINDS["vision_agent"]
+FIRST_PERSON = IMAGE_OF_STORY[AGENT_VIEW]  # the story observer's image; further stances' are FIRST_PERSON_<k>, k = 2, 3, ...
+FIRST_PERSON_IMAGES = 2  # first-person images with questions per room, where STANCES_TRIED stances give them
+STANCES_TRIED = 12  # first-person stances measured per room at most
 
 
 @dataclass(frozen=True)
@@ -34,50 +41,90 @@ class AgentImage(VisionImage):
     items: tuple[AgentVisionItem, ...]
 
 
+@dataclass(frozen=True)
+class FirstPerson:
+    """A first-person image: the stance it was taken from, its PNG and what it shows."""
+
+    pose: Pose
+    png: bytes
+    picture: Picture
+
+
 RECORD = AgentImage
 
 
 def rows(room: Room, config: Config) -> list[AgentImage]:
     """The room's vision_agent rows of one base configuration: its agent rows with the vision kind's
-    renders and a first-person render from the egocentric stories' observer."""
+    renders, and first-person renders from the egocentric stories' observer and further stances."""
     agent_rows = room.rows("agent", config)
     if not agent_rows:
         return []
     scene = room.scene
     observer = next(row.story_pose for row in agent_rows if row.kind == "agent")
-    first_person = pose_png(scene, room.house, observer.point(scene.side, config.d), observer.facing,
-                            room_labels(room, config))
-    return agent_vision_rows(scene, agent_rows, {**room_images(room, config), "first_person": first_person})
+    names = room_labels(room, config)
+    story_queries = [row.query.pair for row in agent_rows if row.story_view == AGENT_VIEW]
+    views: list[FirstPerson] = []
+    for pose in first_person_poses(scene, observer, config.d)[:STANCES_TRIED]:
+        if len(views) == FIRST_PERSON_IMAGES:
+            break
+        view = pose_view(scene, room.house, camera_point(scene, pose, config.d), pose.facing)
+        name = FIRST_PERSON if pose == observer else f"{FIRST_PERSON}_{sum(v.pose != observer for v in views) + 2}"
+        picture = Picture(name, {i: names[i] for i in view.labelled() if i in names}, view.camera, view.sightings)
+        asks = bool(clear_pairs(scene, picture, config.d)) or (pose == observer and any(
+            all(_shows(scene, picture, name) for name in pair) for pair in story_queries))
+        if asks:  # drawn only now: a stance whose picture would carry no question is not drawn
+            png = view_png(scene, view, names)
+            views.append(FirstPerson(pose, png, Picture(name, image_labels(png) or {}, view.camera, view.sightings)))
+    door = door_sightings(room)
+    return agent_vision_rows(scene, agent_rows, room_images(room, config), door[0], views, config.balanced)
 
 
-def agent_vision_rows(scene: Scene, rows: Sequence[AgentItem], images: Mapping[str, bytes]) -> list[AgentImage]:
+def agent_vision_rows(scene: Scene, rows: Sequence[AgentItem], images: Mapping[str, bytes], door: CameraPose,
+                      first_person: Sequence[FirstPerson], balanced: bool = False) -> list[AgentImage]:
     """The vision_agent rows of one room, one per image (`AgentImage`): each agent row with the image
     of its story's frame (the plan, the door view, or the first-person view from the story's
-    observer), then pair questions on the first-person image, answered by the relation of the
-    centres as the observer sees it.
+    observer, named FIRST_PERSON), then pair questions on every first-person image, answered by the
+    relation the picture shows, numbered on across the images.
 
-    `rows` are the room's agent rows of one configuration (agents.agent_items), `images` its
-    renders by name, labelled with `story_labels` ("first_person" from the observer's `Pose.point`).
+    `rows` are the room's agent rows of one configuration (agents.agent_items), `images` the plan
+    and door renders by name, labelled with `story_labels`, `door` the south-door camera
+    (CameraPose), `first_person` the first-person images drawn (`rows`), the story observer's first
+    where it is drawn.
     """
     if not rows:
         return []
-    missing = [name for name in IMAGE_OF_STORY.values() if name not in images]
+    missing = [name for name in IMAGE_OF_VIEW.values() if name not in images]
     if missing:
         raise RoomspaceError(f"room {scene.room_id}: no {', '.join(missing)} image for its vision_agent rows")
-    config = KIND.config_name(parse(rows[0].config)[1])
-    labels = {name: image_labels(images[name]) for name in IMAGE_OF_STORY.values()}
-    asked: dict[str, list[AgentVisionItem]] = {name: [] for name in IMAGE_OF_STORY.values()}
-    for row in rows:
-        name = IMAGE_OF_STORY[row.story_view]
-        if labels[name] is not None and not set(row.query.pair) <= set(labels[name].values()):
-            continue  # the image hides a queried object: no question about it with this image
-        asked[name].append(AgentVisionItem(**{**init_fields(row, AgentItem), "config": config,
-                                              "id": row.id.replace(row.config, config)},
-                                           modality="image+story", pair=None, image_name=name))
     observer = next(row.story_pose for row in rows if row.kind == "agent")
-    shown_labels = labels["first_person"]
-    if shown_labels is not None:
-        asked["first_person"].extend(seen_pair_questions(scene, rows[0], config, observer, shown_labels))
-    return [AgentImage(f"{scene.room_id}-{config}-{name}", scene.room_id, scene.index, config, name, images[name],
+    if any(view.pose == observer for view in first_person[1:]):
+        raise RoomspaceError(f"room {scene.room_id}: the story observer's first-person image must come first")
+    config = KIND.config_name(parse(rows[0].config)[1])
+    pictures = {name: Picture(name, image_labels(images[name]), door if name == "south_door" else None)
+                for name in IMAGE_OF_VIEW.values()}
+    pictures.update({view.picture.name: view.picture for view in first_person})
+    pictures.setdefault(FIRST_PERSON, Picture(FIRST_PERSON, {}))  # not drawn: it would have shown no question's objects
+    pngs = {**images, **{view.picture.name: view.png for view in first_person}}
+    asked: dict[str, list[AgentVisionItem]] = {name: [] for name in pictures}
+    for row in rows:
+        picture = pictures[IMAGE_OF_STORY[row.story_view]]
+        if picture.labels is not None and not all(_shows(scene, picture, name) for name in row.query.pair):
+            continue  # the image hides a queried object: no question about it with this image
+        asked[picture.name].append(AgentVisionItem(**{**init_fields(row, AgentItem), "config": config,
+                                                      "id": row.id.replace(row.config, config)},
+                                                   modality="image+story", pair=None, image_name=picture.name,
+                                                   camera=picture.camera))
+    first = 0
+    for view in first_person:
+        pairs = seen_pair_questions(scene, rows[0], config, view.pose, view.picture, first, balanced)
+        asked[view.picture.name].extend(pairs)
+        first += len(pairs) // 2  # an FR and a YN row per number
+    return [AgentImage(f"{scene.room_id}-{config}-{name}", scene.room_id, scene.index, config, name, pngs[name],
                        tuple(questions))
             for name, questions in asked.items() if questions]
+
+
+def _shows(scene: Scene, picture: Picture, name: str) -> bool:
+    """The picture shows the object its labels name `name` (Picture.shows)."""
+    ids = [object_id for object_id, label in picture.labels.items() if label == name]
+    return bool(ids) and picture.shows(next(o for o in scene.prominent if o.id == ids[0]))

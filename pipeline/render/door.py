@@ -35,6 +35,8 @@ from pipeline.render.png import LabelPlace, png_bytes
 from pipeline.render.shapes import solids
 from pipeline.render.style import check_drawable, colour, drawing, offline_key, style
 from pipeline.scene.records import Scene
+from pipeline.text.agents import half_view
+from pipeline.text.pictured import CameraPose, Sighting
 
 SOUTH_SILL = 0.12  # m: the south wall is drawn cut down to this height in the south-door view
 WALL_THICKNESS = 0.12  # m: the cut south wall's thickness, outside the room (z < 0)
@@ -123,6 +125,9 @@ class SouthDoorFrame:
     surfaces: tuple[Surface, ...]
     surface_of_pixel: np.ndarray  # (height, width) int32 index into surfaces, -1 for background
     object_of_pixel: np.ndarray  # (height, width) int32 index into scene.objects, -1 for room or background
+    triangles: np.ndarray  # (T, 3, 3) the faces' triangles in front of the camera, world points
+    owners: np.ndarray  # (T,) index into surfaces of each triangle
+    centres: np.ndarray  # (objects, 3) each object's centre as drawn: its footprint's centre at half its height
 
 
 def shade(normal: np.ndarray) -> float:
@@ -210,15 +215,19 @@ def _room_faces(scene: Scene, heights: Elevation, cut_south: bool = True) -> lis
     return out
 
 
+def _span(obj, heights: Elevation, cut_south: bool) -> tuple[float, float]:
+    """The heights (bottom, top) an object is drawn between."""
+    if cut_south and obj.wall_hung and "south" in obj.walls:  # on the cut-away wall: a low block at its foot
+        return 0.0, SOUTH_SILL
+    bottom = heights.bottoms[obj.id]
+    return bottom, bottom + obj.size[1]
+
+
 def _object_faces(scene: Scene, heights: Elevation, cut_south: bool = True) -> list[tuple[np.ndarray, np.ndarray, Surface]]:
     out = []
     for obj in scene.objects:
-        plain = cut_south and obj.wall_hung and "south" in obj.walls  # on the cut-away wall: a low block at its foot
-        if plain:
-            bottom, top = 0.0, SOUTH_SILL
-        else:
-            bottom = heights.bottoms[obj.id]
-            top = bottom + obj.size[1]
+        bottom, top = _span(obj, heights, cut_south)
+        plain = cut_south and obj.wall_hung and "south" in obj.walls  # the low block `_span` gives it: no shape
         for solid in solids(obj, bottom, top, plain):
             for points, normal in solid.faces():
                 out.append((points, normal, Surface(obj.id, _shaded(solid.colour, normal))))
@@ -297,7 +306,13 @@ def south_door_frame(scene: Scene, house: Mapping) -> SouthDoorFrame:
     check_drawable(scene)
     heights = elevation(scene, house)
     faces = _room_faces(scene, heights) + _object_faces(scene, heights)
-    return _frame(scene, faces, south_door_camera(scene, heights, faces))
+    return _frame(scene, faces, south_door_camera(scene, heights, faces), _centres(scene, heights, True))
+
+
+def _centres(scene: Scene, heights: Elevation, cut_south: bool) -> np.ndarray:
+    spans = [_span(obj, heights, cut_south) for obj in scene.objects]
+    return np.array([(obj.x, (low + high) / 2, obj.z) for obj, (low, high) in zip(scene.objects, spans)],
+                    dtype=float).reshape(-1, 3)
 
 
 def pose_camera(scene: Scene, position: tuple[float, float], facing: str) -> Camera:
@@ -306,11 +321,7 @@ def pose_camera(scene: Scene, position: tuple[float, float], facing: str) -> Cam
     layout = style()["south_door"]
     width, height, margin = layout["width"], layout["height"], layout["margin"]
     x, z = position
-    w = scene.side
-    ahead = {"N": w - z, "E": w - x, "S": z, "W": x}[facing]
-    across = max(x, w - x) if facing in "NS" else max(z, w - z)
-    half = min(max(math.atan2(across, max(ahead, 0.3)), math.radians(35)), math.radians(65))
-    focal = (width / 2 - margin) / math.tan(half)
+    focal = (width / 2 - margin) / math.tan(half_view(scene.side, position, facing))
     return Camera((x, EYE_HEIGHT, z), POSE_PITCH, focal, (width / 2, height / 2), width, height, facing)
 
 
@@ -325,21 +336,56 @@ def pose_frame(scene: Scene, house: Mapping, position: tuple[float, float], faci
         raise RoomspaceError(f"scene {scene.room_id}: the first-person camera at {position} is not inside the room")
     heights = elevation(scene, house)
     faces = _room_faces(scene, heights, cut_south=False) + _object_faces(scene, heights, cut_south=False)
-    return _frame(scene, faces, pose_camera(scene, position, facing))
+    return _frame(scene, faces, pose_camera(scene, position, facing), _centres(scene, heights, False))
 
 
-def _frame(scene: Scene, faces: list, camera: Camera) -> SouthDoorFrame:
+def _frame(scene: Scene, faces: list, camera: Camera, centres: np.ndarray) -> SouthDoorFrame:
     triangles, owners = [], []
     for index, (quad, _, _) in enumerate(faces):
         for k in range(1, len(quad) - 1):
             for triangle in _in_front((quad[0], quad[k], quad[k + 1]), camera):
                 triangles.append(triangle)
                 owners.append(index)
-    surface = zbuffer(np.asarray(triangles), np.asarray(owners), camera)
+    triangles, owners = np.asarray(triangles, dtype=float).reshape(-1, 3, 3), np.asarray(owners, dtype=np.int64)
+    surface = zbuffer(triangles, owners, camera)
     index_of = {obj.id: k for k, obj in enumerate(scene.objects)}
     object_of_surface = np.array([index_of.get(s.owner, -1) for _, _, s in faces] + [-1], dtype=np.int32)
     return SouthDoorFrame(camera=camera, surfaces=tuple(s for _, _, s in faces), surface_of_pixel=surface,
-                          object_of_pixel=object_of_surface[surface])  # -1 (background) takes the trailing -1
+                          object_of_pixel=object_of_surface[surface],  # -1 (background) takes the trailing -1
+                          triangles=triangles, owners=owners, centres=centres)
+
+
+def camera_pose(camera: Camera) -> CameraPose:
+    """A camera as a row records it: position in metres, facing, pitch and horizontal field of view in degrees."""
+    left, right = math.atan(camera.centre[0] / camera.focal), math.atan((camera.width - camera.centre[0]) / camera.focal)
+    x, y, z = camera.position
+    return CameraPose(round(x, 4), round(y, 4), round(z, 4), camera.facing, round(math.degrees(camera.pitch), 4),
+                      round(math.degrees(left + right), 4))
+
+
+def sightings(scene: Scene, frame: SouthDoorFrame) -> dict[str, Sighting]:
+    """What the frame shows of each prominent object: its centre's bearing in the picture (from the
+    column it projects to), its distance ahead of the camera, whether it projects inside the
+    picture in front of the camera, and the share of its pixels drawn alone that the z-buffer shows."""
+    camera = frame.camera
+    counts = np.bincount(frame.object_of_pixel[frame.object_of_pixel >= 0], minlength=len(scene.objects))
+    index_of = {obj.id: k for k, obj in enumerate(scene.objects)}
+    object_of_triangle = np.array([index_of.get(s.owner, -1) for s in frame.surfaces], dtype=np.int64)[frame.owners]
+    (ax, az) = AXES[camera.facing][1]
+    pixels, depths = camera.project(frame.centres)
+    out = {}
+    for k, obj in enumerate(scene.objects):
+        if not obj.prominent:
+            continue
+        mine = object_of_triangle == k
+        alone = int(np.count_nonzero(zbuffer(frame.triangles[mine], frame.owners[mine], camera) >= 0)) if mine.any() else 0
+        (col, row), depth = pixels[k], float(depths[k])
+        in_view = depth >= NEAR and 0 <= col < camera.width and 0 <= row < camera.height
+        out[obj.id] = Sighting(
+            bearing=round(math.degrees(math.atan((col - camera.centre[0]) / camera.focal)), 6) if depth > 0 else 0.0,
+            ahead=round((obj.x - camera.position[0]) * ax + (obj.z - camera.position[2]) * az, 6),
+            in_view=bool(in_view), share=round(int(counts[k]) / alone, 6) if alone else 0.0, pixels=int(counts[k]))
+    return out
 
 
 def south_door_image(scene: Scene, house: Mapping, names: Mapping[str, str] | None = None,
@@ -397,5 +443,37 @@ def south_door_png(scene: Scene, house: Mapping, names: Mapping[str, str] | None
 
 def pose_png(scene: Scene, house: Mapping, position: tuple[float, float], facing: str,
              names: Mapping[str, str] | None = None) -> bytes:
-    image, labels, places = pose_image(scene, house, position, facing, names)
-    return png_bytes(image, offline_key(f"pose {position[0]:.3f},{position[1]:.3f} {facing}"), labels, places)
+    return view_png(scene, pose_view(scene, house, position, facing), names)
+
+
+@dataclass(frozen=True)
+class View:
+    """A first-person view before it is drawn: its frame, where its camera stands, what it shows."""
+
+    frame: SouthDoorFrame
+    camera: CameraPose
+    sightings: dict[str, Sighting]
+
+    def labelled(self) -> set[str]:
+        """The ids of the objects its picture labels where named (MIN_VISIBLE_PX pixels or more seen)."""
+        return {i for i, seen in self.sightings.items() if seen.pixels >= MIN_VISIBLE_PX}
+
+
+def pose_view(scene: Scene, house: Mapping, position: tuple[float, float], facing: str) -> View:
+    """The first-person view from `position` facing `facing`, measured (`sightings`), not yet drawn."""
+    frame = pose_frame(scene, house, position, facing)
+    return View(frame, camera_pose(frame.camera), sightings(scene, frame))
+
+
+def view_png(scene: Scene, view: View, names: Mapping[str, str] | None = None) -> bytes:
+    """The PNG of a first-person view, labelled as the south-door image is."""
+    camera = view.camera
+    image, labels, places = _perspective_image(scene, view.frame, names, f"pose ({camera.x}, {camera.z}) {camera.facing}")
+    key = offline_key(f"pose {view.frame.camera.position[0]:.3f},{view.frame.camera.position[2]:.3f} {camera.facing}")
+    return png_bytes(image, key, labels, places)
+
+
+def south_door_sightings(scene: Scene, house: Mapping) -> tuple[CameraPose, dict[str, Sighting]]:
+    """Where the south-door camera stands and what its picture shows of each object (`sightings`)."""
+    frame = south_door_frame(scene, house)
+    return camera_pose(frame.camera), sightings(scene, frame)

@@ -25,10 +25,16 @@ in the north-facing view's words). Every choice is drawn from seeds of the room 
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from random import Random
 
+import numpy as np
+
 from pipeline.data import data_json
+from pipeline.errors import RoomspaceError
 from pipeline.scene.records import Scene
 from pipeline.seeding import derive_seed
 from pipeline.spatial.checker import answer_set
@@ -51,6 +57,15 @@ FRAMINGS = ("plan", "door", "agent", "agent_moved")  # an agent row's `kind`: ho
 FRAME_CHANGES = {"plan": 1, "door": 2, "agent": 0, "agent_moved": 2}
 STORY_VIEW = {"plan": TOP_DOWN, "door": OBSERVER, "agent": AGENT_VIEW, "agent_moved": AGENT_VIEW}
 TOLD_ABOUT_YOU = 2  # objects related to the observer in an egocentric story
+# Where an observer with a camera may stand (docs/semantics.md section 16): a point of their cell at
+# least CLEARANCE from every footprint and wall, and FACED_WALL from the wall faced.
+CLEARANCE = 0.3  # m
+FACED_WALL = 1.5  # m
+SPOTS = (0.5, 0.3, 0.7, 0.1, 0.9)  # a cell's points tried, as fractions of its side (centre first)
+SEEN_CONE = math.radians(35)  # an object centre this close to straight ahead, and NEAR_AHEAD ahead ...
+NEAR_AHEAD = 1.0  # m ... is surely in a first-person picture (its field of view is at least 70 degrees)
+SEE_AT_LEAST = 3  # a stance is drawn among those that see this many prominent objects (or the most any sees)
+AHEAD = {"N": (0.0, 1.0), "E": (1.0, 0.0), "S": (0.0, -1.0), "W": (-1.0, 0.0)}  # a facing's unit step (x, z)
 
 
 @dataclass(frozen=True)
@@ -63,9 +78,15 @@ class Pose:
     j: int
     facing: str  # N, E, S or W: the wall faced
 
-    def point(self, side: float, d: int) -> tuple[float, float]:
-        """The centre of the cell stood in, in metres (x east, z north): where a first-person camera stands."""
-        return ((self.i + 0.5) * side / d, (self.j + 0.5) * side / d)
+
+
+@dataclass(frozen=True)
+class Stance:
+    """Where a camera can stand: a pose, the point of its cell it stands at and what it sees."""
+
+    pose: Pose
+    point: tuple[float, float]  # x east, z north, metres: inside the pose's cell, clear of every footprint
+    seen: int  # prominent objects whose centres lie in the SEEN_CONE, NEAR_AHEAD or more ahead
 
 
 @dataclass(frozen=True)
@@ -97,10 +118,12 @@ def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
     names = [o.name for o in objects]
     cells = {o.name: (o.i, o.j) for o in objects}
     centres = {o.name: (o.x, o.z) for o in objects}
+    hung = {(o.type, o.x, o.z) for o in scene.objects if o.wall_hung}
+    floor = [o.name for o in objects if (o.type, o.x, o.z) not in hung] or names  # a question stands at these
     said = _observer_wording(base, "N")  # codes already turned into a question's frame, in its words
     by_key = {(i.setting, i.view, i.question_type): i for i in items}
     rng = Random(derive_seed(scene.room_id, config))
-    observer = _story_observer(base, rng)
+    observer = _story_observer(scene, base, rng)
     cells[AGENT] = (observer.i, observer.j)
     about_you = tuple(sorted(rng.sample(range(len(names)), TOLD_ABOUT_YOU)))
     you_facts = (Fact(AGENT, observer.region, None),
@@ -120,9 +143,10 @@ def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
             if kind == "agent":
                 question_pose, query = observer, base.query.pair
             else:
-                stood, asked_about = asked.sample(names, 2)
-                facing = asked.choice(FACINGS)
+                stood = asked.choice(floor)
+                asked_about = asked.choice([name for name in names if name != stood])
                 i, j = cells[stood]
+                facing = asked.choice([f for f in FACINGS if f not in walls_touched_by((i, j), base.d)])
                 question_pose = Pose(stood, region((i, j), base.d), i, j, facing)
                 query = (asked_about, stood)
             story_pose = {"plan": None, "door": door}.get(kind, observer)
@@ -163,10 +187,95 @@ def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
     return tuple(out)
 
 
-def _story_observer(item: Item, rng: Random) -> Pose:
-    """The egocentric story's observer: a cell drawn over the grid (told only by its region), a facing."""
-    cell: Cell = (rng.randrange(item.d), rng.randrange(item.d))
-    return Pose("", region(cell, item.d), cell[0], cell[1], rng.choice(FACINGS))
+def walls_touched_by(cell: Cell, d: int) -> tuple[str, ...]:
+    """The walls (N, E, S, W) a cell touches: those of the border rows and columns it lies in."""
+    i, j = cell
+    return tuple(wall for wall, on in (("N", j == d - 1), ("E", i == d - 1), ("S", j == 0), ("W", i == 0)) if on)
+
+
+def half_view(side: float, point: tuple[float, float], facing: str) -> float:
+    """Half the horizontal field of view (radians) of a first-person camera at `point` facing
+    `facing`: wide enough to take in the wall faced, between 35 and 65 degrees."""
+    x, z = point
+    ahead = {"N": side - z, "E": side - x, "S": z, "W": x}[facing]
+    across = max(x, side - x) if facing in "NS" else max(z, side - z)
+    return min(max(math.atan2(across, max(ahead, 0.3)), math.radians(35)), math.radians(65))
+
+
+def clearances(scene: Scene, points: np.ndarray) -> np.ndarray:
+    """Per point (x, z), its distance to the nearest footprint of any object (0 inside one) or wall."""
+    x, z = points[:, 0], points[:, 1]
+    nearest = np.minimum.reduce([x, scene.side - x, z, scene.side - z])
+    for obj in scene.objects:
+        corners = np.asarray(obj.footprint, dtype=float)
+        ends = np.roll(corners, -1, axis=0)
+        inside = np.ones(len(points), dtype=bool)
+        (ex, ez), (fx, fz) = ends[0] - corners[0], ends[1] - ends[0]
+        orientation = 1.0 if ex * fz - ez * fx >= 0 else -1.0  # counter-clockwise corners or not
+        for a, b in zip(corners, ends):
+            edge, rel = b - a, points - a
+            inside &= orientation * (edge[0] * rel[:, 1] - edge[1] * rel[:, 0]) >= 0
+            t = np.clip((rel @ edge) / max(float(edge @ edge), 1e-12), 0.0, 1.0)
+            nearest = np.minimum(nearest, np.hypot(*(rel - t[:, None] * edge).T))
+        nearest[inside] = 0.0
+    return nearest
+
+
+@lru_cache(maxsize=8)
+def stances(scene: Scene, d: int) -> tuple[Stance, ...]:
+    """Every pose a first-person camera may take, in cell and facing order: per cell, the point of
+    SPOTS x SPOTS farthest from every footprint and wall (the first of equals), where that is at least
+    CLEARANCE; per facing, where the faced wall is FACED_WALL away or more."""
+    s, w = scene.side / d, scene.side
+    spots = [(u, v) for u in SPOTS for v in SPOTS]
+    grid = np.array([((i + u) * s, (j + v) * s) for i in range(d) for j in range(d) for u, v in spots])
+    clear = clearances(scene, grid).reshape(d * d, len(spots))
+    centres = np.array([(o.x, o.z) for o in scene.prominent]).reshape(-1, 2)
+    out = []
+    for index in range(d * d):
+        best = int(np.argmax(clear[index]))
+        if clear[index, best] < CLEARANCE:
+            continue
+        i, j = divmod(index, d)
+        x, z = (float(v) for v in grid[index * len(spots) + best])
+        for facing in FACINGS:
+            (ax, az) = AHEAD[facing]
+            if {"N": w - z, "E": w - x, "S": z, "W": x}[facing] < FACED_WALL:
+                continue
+            ahead = (centres[:, 0] - x) * ax + (centres[:, 1] - z) * az
+            across = (centres[:, 0] - x) * az - (centres[:, 1] - z) * ax
+            seen = int(np.sum((ahead >= NEAR_AHEAD) & (np.abs(across) <= ahead * math.tan(SEEN_CONE))))
+            out.append(Stance(Pose("", region((i, j), d), i, j, facing), (x, z), seen))
+    return tuple(out)
+
+
+def drawn_stances(candidates: Sequence[Stance], rng: Random) -> list[Stance]:
+    """`candidates` in a drawn order: those that see SEE_AT_LEAST prominent objects (or as many as
+    any does) first, each part shuffled."""
+    enough = min(SEE_AT_LEAST, max((c.seen for c in candidates), default=0))
+    first = [c for c in candidates if c.seen >= enough]
+    rest = [c for c in candidates if c.seen < enough]
+    rng.shuffle(first)
+    rng.shuffle(rest)
+    return first + rest
+
+
+def camera_point(scene: Scene, pose: Pose, d: int) -> tuple[float, float]:
+    """Where the first-person camera of an observer's pose stands (x, z metres), from `stances`."""
+    for stance in stances(scene, d):
+        if stance.pose == pose:
+            return stance.point
+    raise RoomspaceError(f"room {scene.room_id}: no camera can stand in cell ({pose.i}, {pose.j}) facing {pose.facing}")
+
+
+def _story_observer(scene: Scene, item: Item, rng: Random) -> Pose:
+    """The egocentric story's observer: a stance a camera can take (`stances`) in a cell that holds
+    no story object, drawn by `drawn_stances` (told only by its region), a facing."""
+    taken = {(o.i, o.j) for o in item.objects}
+    free = [c for c in stances(scene, item.d) if (c.pose.i, c.pose.j) not in taken]
+    if not free:
+        raise RoomspaceError(f"room {scene.room_id}: no cell clear of its objects' footprints and cells for an observer")
+    return drawn_stances(free, rng)[0].pose
 
 
 def _door(scene: Scene, d: int) -> Pose:
@@ -210,12 +319,11 @@ def _questions(kind: str, wording: dict, query: tuple[str, str], pose: Pose, sto
         return (sentence(rng.choice(same["FR"]).format(a=subject, b=reference)),
                 sentence(rng.choice(same["YN"]).format(a=subject, b=reference, relation=relation)))
     if story_pose is None:
-        wall = wording["walls"][TOP_DOWN][pose.facing]
-        stance = rng.choice(wording["pose"][TOP_DOWN])
-    else:
-        wall = wording["walls"]["observer"][seen_facing(pose.facing, story_pose.facing)]
-        stance = rng.choice(wording["pose"]["observer"])
-    moved = stance.format(x=reference, wall=wall)
+        moved = rng.choice(wording["pose"][TOP_DOWN]).format(x=reference, wall=wording["walls"][TOP_DOWN][pose.facing])
+    else:  # the wall as the story's observer sees it before moving; facing ahead is no turn
+        turn = seen_facing(pose.facing, story_pose.facing)
+        stances = wording["pose"]["observer"]["ahead" if turn == "N" else "turned"]
+        moved = rng.choice(stances).format(x=reference, wall=wording["walls"]["observer"].get(turn, ""))
     return (sentence(rng.choice(wording["question"]["FR"]).format(pose=moved, z=subject)),
             sentence(rng.choice(wording["question"]["YN"]).format(pose=moved, z=subject, relation=relation)))
 

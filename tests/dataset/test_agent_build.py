@@ -102,8 +102,17 @@ def test_pair_questions_on_the_first_person_image_are_answered_as_the_observer_s
         centres = {labels[o.id]: (o.x, o.z) for o in scene.prominent if o.id in labels}
         subject, reference = row["query"]["subject"], row["query"]["object"]
         facing = row["question_pose"]["facing"]
-        assert row["image_name"] == "first_person" and row["frame_changes"] == 0
+        assert row["image_name"].startswith("first_person") and row["frame_changes"] == 0
+        assert row["camera"]["facing"] == facing and row["camera"]["y"] == 1.6
         assert row["answer_set"] == [seen_facing(direction_of_points(centres[subject], centres[reference]), facing)]
+    # first-person pictures from two stances or more in every room
+    cameras = {}
+    for row in open_rows(built).rows([VISION_AGENTS]):
+        if not row["image_name"].startswith("first_person"):
+            continue
+        cameras.setdefault(row["room_index"], {})[row["image_name"]] = (row["camera"]["x"], row["camera"]["z"],
+                                                                        row["camera"]["facing"])
+    assert all(len(set(images.values())) >= 2 for images in cameras.values())
 
 
 def test_the_image_with_the_story_is_compared_with_the_story_alone(built):

@@ -19,12 +19,13 @@ from pipeline.dataset.rows import check_row, features_of_config, row_json
 from pipeline.dataset.layout import questions
 from pipeline.dataset.vision import vision_questions, vision_rows
 from pipeline.errors import RoomspaceError
+from pipeline.render.door import south_door_sightings
 from pipeline.render.job import offline_images
 from pipeline.render.png import image_labels
 from pipeline.spatial.relations import direction_of_points
 from pipeline.text.configs import Config
 from pipeline.text.items import room_items
-from pipeline.text.pictured import PAIRS_PER_VIEW, VISIBLE_OFFSET, story_labels
+from pipeline.text.pictured import PAIRS_PER_VIEW, Picture, clear_pairs, story_labels
 from pipeline.text.prompts import PAIR_MODALITIES
 
 CONFIG = Config(5, 4, 12)
@@ -42,13 +43,13 @@ def rows_of(scene, house, config=CONFIG):
     """(items, images, questions): the questions of the room's vision rows, each with the image it is sent with."""
     items = room_items(scene, config)
     images = offline_images(scene, house, names=story_labels(scene, items))
-    return items, images, vision_questions(vision_rows(scene, items, images))
+    return items, images, vision_questions(vision_rows(scene, items, images, south_door_sightings(scene, house)))
 
 
 @pytest.fixture(scope="module")
 def made():
     scene, house = layout_room()
-    return (scene, *rows_of(scene, house))
+    return (scene, house, *rows_of(scene, house))
 
 
 def stated_centres(story: str) -> dict[str, tuple[float, float]]:
@@ -60,7 +61,7 @@ def stated_centres(story: str) -> dict[str, tuple[float, float]]:
 
 
 def test_images_carry_the_stories_names(made):
-    scene, items, images, rows = made
+    scene, _, items, images, rows = made
     names = story_labels(scene, items)
     assert {o.name for o in items[0].objects} <= set(names.values())
     assert image_labels(images["top_down"]) == names  # every prominent object, as the stories name them
@@ -68,7 +69,7 @@ def test_images_carry_the_stories_names(made):
 
 
 def test_every_item_gets_an_image_and_keeps_its_answers(made):
-    _, items, images, rows = made
+    _, _, items, images, rows = made
     story_rows = [r for r in rows if r["modality"] == "image+story"]
     assert len(story_rows) == len(items)  # every object of LAYOUT is seen from the door
     by_id = {item.id.replace(item.config, f"vision_{item.config}"): item for item in items}
@@ -82,7 +83,7 @@ def test_every_item_gets_an_image_and_keeps_its_answers(made):
 
 
 def test_pair_questions_are_asked_three_ways_with_one_answer(made):
-    scene, _, images, rows = made
+    scene, _, _, images, rows = made
     asked = defaultdict(dict)
     for row in rows:
         if row["modality"] != "image+story":
@@ -123,8 +124,8 @@ def test_yes_and_no_are_balanced_per_view(made):
 
 
 def test_a_row_per_image_read_back_a_question_per_row(made, tmp_path):
-    scene, items, images, asked = made
-    rows = [row_json(row) for row in vision_rows(scene, items, images)]
+    scene, house, items, images, asked = made
+    rows = [row_json(row) for row in vision_rows(scene, items, images, south_door_sightings(scene, house))]
     assert [(r["id"], r["image_name"], r["room_index"]) for r in rows] == [
         (f"{scene.room_id}-vision_n5_m4_d144-{name}", name, scene.index) for name in ("top_down", "south_door")]
     assert [r["image"]["bytes"] for r in rows] == [images["top_down"], images["south_door"]]
@@ -160,10 +161,27 @@ def test_no_pair_question_hangs_on_a_few_centimetres():
     *_, rows = rows_of(scene, house)
     pairs = {frozenset(r["query"].values()) for r in rows if r["modality"] == "image"}
     assert pairs and frozenset({"dresser", "toilet"}) not in pairs
+    cell = scene.side / CONFIG.d
     for row in rows:
-        if row["modality"] == "image":
+        if row["modality"] == "image" and row["view"] == "top_down":
             a, b = (next(o for o in scene.prominent if o.type.lower() == row["query"][k]) for k in ("subject", "object"))
-            assert all(d < 1e-6 or d >= VISIBLE_OFFSET for d in (abs(a.x - b.x), abs(a.z - b.z)))
+            assert all(d < 1e-6 or d >= cell for d in (abs(a.x - b.x), abs(a.z - b.z)))
+
+
+def test_a_pair_the_door_view_shows_the_other_way_round_is_not_asked_from_the_door():
+    """The bed is west of the sofa on the plan, but from the door, far beyond the near sofa, it
+    appears to the sofa's right: asked about on the plan, never from the door."""
+    layout = [("Bed", 0.5, 4.9), ("Sofa", 1.1, 0.5), ("Desk", 4.4, 2.7), ("Dresser", 3.0, 4.4), ("Toilet", 4.5, 0.8)]
+    scene, house = layout_room(layout)
+    camera, seen = south_door_sightings(scene, house)
+    bed, sofa = scene.prominent[:2]
+    assert bed.x < sofa.x and seen[bed.id].bearing > seen[sofa.id].bearing
+    names = {o.id: o.type.lower() for o in scene.prominent}
+    plan = clear_pairs(scene, Picture("top_down", names), CONFIG.d)
+    door = clear_pairs(scene, Picture("south_door", names, camera, seen), CONFIG.d)
+    assert plan[bed, sofa] == "NW" and (bed, sofa) not in door
+    *_, rows = rows_of(scene, house)
+    assert all({"bed", "sofa"} != set(r["query"].values()) for r in rows if r["view"] == "north_facing" and r["pair"] is not None)
 
 
 def test_an_object_the_view_hides_is_not_asked_about_in_that_view():
@@ -182,25 +200,27 @@ def test_an_object_the_view_hides_is_not_asked_about_in_that_view():
 
 
 def test_images_without_labels_give_story_rows_only(made):
-    scene, items, images, _ = made
+    scene, house, items, images, _ = made
     bare = {}
     for name, png in images.items():  # as AI2-THOR's images: pixels, no record of what is labelled
         buffer = io.BytesIO()
         Image.open(io.BytesIO(png)).save(buffer, "PNG")
         bare[name] = buffer.getvalue()
         assert image_labels(bare[name]) is None
-    assert {r["modality"] for r in vision_questions(vision_rows(scene, items, bare))} == {"image+story"}
+    door = south_door_sightings(scene, house)
+    assert {r["modality"] for r in vision_questions(vision_rows(scene, items, bare, door))} == {"image+story"}
 
 
 def test_same_room_same_rows(made):
-    scene, items, images, rows = made
-    assert vision_questions(vision_rows(scene, items, images)) == rows
+    scene, house, items, images, rows = made
+    assert vision_questions(vision_rows(scene, items, images, south_door_sightings(scene, house))) == rows
 
 
 def test_bad_input(made):
-    scene, items, images, _ = made
+    scene, house, items, images, _ = made
+    door = south_door_sightings(scene, house)
     with pytest.raises(RoomspaceError, match="no south_door image"):
-        vision_rows(scene, items, {"top_down": images["top_down"]})
+        vision_rows(scene, items, {"top_down": images["top_down"]}, door)
     with pytest.raises(RoomspaceError, match="not an image"):
-        vision_rows(scene, items, {"top_down": b"junk", "south_door": images["south_door"]})
-    assert vision_rows(scene, (), images) == []
+        vision_rows(scene, items, {"top_down": b"junk", "south_door": images["south_door"]}, door)
+    assert vision_rows(scene, (), images, door) == []

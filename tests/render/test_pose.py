@@ -8,7 +8,7 @@ from handmade import SIDE, room, thing
 from PIL import Image
 
 from pipeline.errors import RoomspaceError
-from pipeline.render.door import pose_frame, pose_png
+from pipeline.render.door import NEAR, pose_frame, pose_png, pose_view, view_png
 from pipeline.render.png import image_labels
 from pipeline.render.style import style
 from pipeline.spatial.frames import seen_facing
@@ -66,6 +66,31 @@ def test_the_image_labels_what_it_shows_and_is_deterministic():
     assert png == pose_png(scene, house, CENTRE, "N", {"obj|0": "sofa", "obj|1": "bed", "obj|2": "desk"})
     assert image_labels(png) == {"obj|0": "sofa", "obj|1": "bed"}  # the desk is behind, to the right
     assert Image.open(io.BytesIO(png)).size == (style()["south_door"]["width"], style()["south_door"]["height"])
+
+
+@pytest.mark.parametrize("facing", ["N", "E", "S", "W"])
+def test_a_view_measures_where_each_object_is_seen_and_how_much_of_it(facing):
+    """Bearings grow to the right, `ahead` is along the facing; a low box behind a tall one is hidden;
+    a box behind the camera is out of view; the camera pose is recorded in metres."""
+    (fx, fz), (lx, lz) = TOWARDS[facing], TOWARDS[LEFT_OF[facing]]
+    x, z = CENTRE
+    scene, house = room(
+        thing(0, "Sofa", x + fx, z + fz, 0.6, 0.6, height=0.4),  # straight ahead, low, hidden by ...
+        thing(1, "Dresser", x + 0.5 * fx, z + 0.5 * fz, 0.8, 0.8, height=2.2),  # ... this tall one before it
+        thing(2, "Bed", x + fx + 0.8 * lx, z + fz + 0.8 * lz, 0.6, 0.6, height=0.5),  # ahead and to the left
+        thing(3, "Desk", x - fx, z - fz, 0.6, 0.6))  # behind the camera
+    view = pose_view(scene, house, CENTRE, facing)
+    seen = {obj.type: view.sightings[obj.id] for obj in scene.objects}
+    assert abs(seen["Dresser"].bearing) < 0.5 and seen["Dresser"].share == 1.0 and seen["Dresser"].in_view
+    assert seen["Sofa"].share < 0.05 and seen["Sofa"].ahead == pytest.approx(1.8)
+    assert seen["Bed"].bearing < -10 and seen["Bed"].in_view and 0.3 < seen["Bed"].share < 1  # partly behind the dresser
+    assert not seen["Desk"].in_view and seen["Desk"].pixels == 0 and seen["Desk"].ahead == pytest.approx(-1.8)
+    assert (view.camera.x, view.camera.z, view.camera.facing) == (pytest.approx(x), pytest.approx(z), facing)
+    assert view.camera.y == 1.6 and 70 <= view.camera.fov <= 130 and view.camera.pitch == 12
+    png = view_png(scene, view, {o.id: o.type.lower() for o in scene.objects})
+    assert set(image_labels(png)) == view.labelled() == {"obj|1", "obj|2"}
+    assert png == pose_png(scene, house, CENTRE, facing, {o.id: o.type.lower() for o in scene.objects})
+    assert NEAR > 0
 
 
 def test_bad_poses_are_one_line_errors():

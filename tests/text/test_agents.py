@@ -4,6 +4,7 @@ from collections import Counter
 
 import pytest
 from conftest import SCENE_COUNT, SCENE_SEED
+from shapely.geometry import Point, Polygon
 
 from pipeline.dataset.rows import check_row, records_table
 from pipeline.scene.scene_file import load_scene, scene_path
@@ -12,9 +13,10 @@ from pipeline.spatial.facts import SETTINGS
 from pipeline.spatial.frames import FACINGS, quarters, seen_facing, seen_set, turn
 from pipeline.spatial.relations import DIRECTIONS, direction, relation_words
 from pipeline.testing.oracle import oracle_answer_set
-from pipeline.text.agents import AGENT, FRAME_CHANGES, FRAMINGS, agent_items
+from pipeline.text.agents import AGENT, CLEARANCE, FACED_WALL, FRAME_CHANGES, FRAMINGS, agent_items, camera_point
 from pipeline.text.configs import Config
 from pipeline.text.items import room_items
+from pipeline.text.pictured import first_person_poses
 from pipeline.text.prompts import row_prompt
 
 CONFIG = Config(5, 4, 12)
@@ -160,3 +162,52 @@ def test_yes_and_no_are_balanced_per_room_as_far_as_answer_sets_allow(rooms):
         yn = [r for r in rows if r.question_type == "YN"]
         could_be_no = sum(len(r.answer_set) < len(DIRECTIONS) for r in yn)
         assert sum(r.answer == "No" for r in yn) == min(len(yn) // 2, could_be_no)
+
+
+def wall_ahead(side: float, point: tuple[float, float], facing: str) -> float:
+    x, z = point
+    return {"N": side - z, "E": side - x, "S": z, "W": x}[facing]
+
+
+def test_questions_stand_at_floor_objects_facing_a_wall_their_cell_does_not_touch(rooms):
+    """Never at a painting or TV on a wall; never facing the wall the stance's own cell touches; the
+    question turns you only when it says so."""
+    hung_in_stories = 0
+    for scene, _, rows in rooms:
+        hung = {(o.type, o.x, o.z) for o in scene.objects if o.wall_hung}
+        hung_in_stories += sum((o.type, o.x, o.z) in hung for o in rows[0].objects)
+        for row in rows:
+            if row.kind == "agent":
+                continue
+            stood = next(o for o in row.objects if o.name == row.question_pose.at)
+            assert (stood.type, stood.x, stood.z) not in hung, row.id
+            touched = {"N": stood.j == row.d - 1, "E": stood.i == row.d - 1, "S": stood.j == 0, "W": stood.i == 0}
+            assert not touched[row.question_pose.facing], row.id
+            assert "now in front of you" not in row.question
+            if row.story_pose is not None:  # door and agent_moved: a turn is said exactly when made
+                turned = row.question_pose.facing != row.story_pose.facing
+                assert ("to face the wall that is now" in row.question) == turned, row.question
+                assert ("without turning" in row.question or "kept facing" in row.question) == (not turned)
+            else:
+                assert f"facing the {dict(N='north', E='east', S='south', W='west')[row.question_pose.facing]} wall" \
+                    in row.question
+    assert hung_in_stories > 0  # the rooms have wall-hung story objects to avoid
+
+
+def test_the_egocentric_observer_stands_where_a_camera_can(rooms):
+    """In free floor space (CLEARANCE from every footprint and wall, measured with Shapely), FACED_WALL
+    from the wall faced, in a cell that holds no story object; further first-person stances likewise,
+    in other cells."""
+    for scene, items, rows in rooms:
+        observer = next(r.story_pose for r in rows if r.kind == "agent")
+        assert (observer.i, observer.j) not in {(o.i, o.j) for o in items[0].objects}
+        poses = first_person_poses(scene, observer, CONFIG.d)
+        assert poses[0] == observer and len(poses) >= 2
+        for pose in poses:
+            x, z = camera_point(scene, pose, CONFIG.d)
+            cell = scene.side / CONFIG.d
+            assert (int(x // cell), int(z // cell)) == (pose.i, pose.j)
+            assert wall_ahead(scene.side, (x, z), pose.facing) >= FACED_WALL
+            assert min(x, z, scene.side - x, scene.side - z) >= CLEARANCE
+            assert all(Point(x, z).distance(Polygon(o.footprint)) >= CLEARANCE - 1e-9 for o in scene.objects)
+        assert all((p.i, p.j) != (observer.i, observer.j) for p in poses[1:])

@@ -1,0 +1,185 @@
+"""Every image-only question of a build answers what its picture shows (docs/semantics.md sections 12
+and 16), read back here from the renderer's own projection: the plan's pixels for the top-down
+image, the door or first-person camera for the others (left and right by the bearing of the
+centres' columns, front and behind by the distance ahead), each with its margin; the grid agrees.
+Every object asked about is in view and not hidden; every first-person camera stands in free floor
+space facing a wall at least FACED_WALL away; every room has first-person images from two stances."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import SCENE_COUNT, SCENE_SEED
+from shapely.geometry import Point, Polygon
+
+from pipeline.dataset.build import BuildPlan, build
+from pipeline.evaluate.rows import open_rows
+from pipeline.render.door import SOUTH_SILL, elevation, pose_frame, sightings, south_door_frame
+from pipeline.render.plan import plan_frame
+from pipeline.render.png import image_labels
+from pipeline.scene.scene_file import load_house, load_scene, scene_path
+from pipeline.spatial.frames import seen_facing
+from pipeline.spatial.grid import rasterise
+from pipeline.spatial.relations import direction, direction_of_signs
+from pipeline.text.agents import CLEARANCE, FACED_WALL
+from pipeline.text.configs import parse_configs
+from pipeline.text.pictured import BEARING_MARGIN, MIN_SHARE
+
+CONFIGS = "n5_m4_d144,n5_m4_d144_balanced"
+PAIR_MODALITIES_WITH_IMAGES = ("image", "image+text")
+
+
+def built(scenes: Path, rooms: int, out: Path, seed: int) -> Path:
+    configs = parse_configs(CONFIGS)
+    build(BuildPlan.asked(out.name, seed, rooms, configs, {"vision": configs, "agent": configs}), scenes, out,
+          workers=2, progress=False)
+    return out
+
+
+def sign(offset: float, margin: float) -> int | None:
+    """An offset as a reader of the picture sees it: equal (1e-6), clearly one way (margin), or unclear."""
+    if abs(offset) <= 1e-6:
+        return 0
+    return (1 if offset > 0 else -1) if abs(offset) >= margin else None
+
+
+class Pictures:
+    """The rooms of a build as the renderer sees them: scenes, houses, frames and their measurements."""
+
+    def __init__(self, scenes: Path, seed: int):
+        self.scenes, self.seed = scenes, seed
+        self.cache: dict = {}
+
+    def room(self, index: int):
+        if ("room", index) not in self.cache:
+            path = scene_path(self.scenes, self.seed, index)
+            self.cache["room", index] = (load_scene(path), load_house(path))
+        return self.cache["room", index]
+
+    def frame(self, index: int, row: dict):
+        key = ("frame", index, row["image_name"], str(row["camera"]))
+        if key not in self.cache:
+            scene, house = self.room(index)
+            if row["image_name"] == "south_door":
+                frame = south_door_frame(scene, house)
+            else:
+                camera = row["camera"]
+                frame = pose_frame(scene, house, (camera["x"], camera["z"]), camera["facing"])
+            self.cache[key] = frame, sightings(scene, frame)
+        return self.cache[key]
+
+
+def check_row(pictures: Pictures, row: dict) -> list[str]:
+    """What is wrong with one image-only question, [] when nothing is."""
+    scene, house = pictures.room(row["room_index"])
+    ids = {name: object_id for object_id, name in image_labels(row["image"]["bytes"]).items()}
+    subject, reference = row["query"]["subject"], row["query"]["object"]
+    if subject not in ids or reference not in ids:
+        return [f"{row['id']}: the picture labels {subject if subject not in ids else reference} nowhere"]
+    objects = {o.id: o for o in scene.prominent}
+    a, b = objects[ids[subject]], objects[ids[reference]]
+    cell = scene.side / row["d"]
+    raster = rasterise([(a.x, a.z), (b.x, b.z)], [a.footprint, b.footprint], scene.side, row["d"])
+    problems = []
+    if row["image_name"] == "top_down":
+        frame = plan_frame(scene)
+        (col_a, row_a), (col_b, row_b) = frame.pixel(a.x, a.z), frame.pixel(b.x, b.z)
+        signs = (sign((col_a - col_b) / frame.scale, cell), sign((row_b - row_a) / frame.scale, cell))
+        facing = "N"
+    else:
+        frame, seen = pictures.frame(row["room_index"], row)
+        camera = frame.camera
+        facing = camera.facing
+        bottoms = elevation(scene, house).bottoms
+        places = []
+        for obj in (a, b):
+            cut = row["image_name"] == "south_door" and obj.wall_hung and "south" in obj.walls
+            low, high = (0.0, SOUTH_SILL) if cut else (bottoms[obj.id], bottoms[obj.id] + obj.size[1])
+            centre = np.array([obj.x, (low + high) / 2, obj.z])
+            (col, pixel_row), depth = camera.project(centre)
+            right, up, forward = camera.to_camera(centre)
+            if not (depth > 0 and 0 <= col < camera.width and 0 <= pixel_row < camera.height):
+                problems.append(f"{row['id']}: the centre of {obj.id} is out of the picture")
+            if seen[obj.id].share < MIN_SHARE:
+                problems.append(f"{row['id']}: only {seen[obj.id].share:.2f} of {obj.id} is seen")
+            bearing = math.degrees(math.atan((col - camera.centre[0]) / camera.focal))
+            places.append((bearing, forward * math.cos(camera.pitch) + up * math.sin(camera.pitch)))
+        (bearing_a, ahead_a), (bearing_b, ahead_b) = places
+        turn = bearing_a - bearing_b
+        signs = ((1 if turn > 0 else -1) if abs(turn) >= BEARING_MARGIN else None, sign(ahead_a - ahead_b, cell))
+    if None in signs:
+        return [*problems, f"{row['id']}: the picture does not show {subject} against {reference} clearly"]
+    shown = direction_of_signs(signs)
+    grid = seen_facing(direction(*raster.cells), facing)
+    if row["answer_set"] != [shown] or grid != shown:
+        problems.append(f"{row['id']}: the picture shows {shown}, the grid {grid}, the row answers {row['answer_set']}")
+    if row["question_type"] == "YN" and row["answer"] != ("Yes" if row["candidate"] == shown else "No"):
+        problems.append(f"{row['id']}: YN about {row['candidate']} answers {row['answer']}, the picture shows {shown}")
+    return problems
+
+
+def check_build(out: Path, scenes: Path, seed: int) -> tuple[Counter, list[str]]:
+    """(questions checked per image kind, problems) over every image-only question of a build, and
+    the cameras and first-person images of every room."""
+    pictures = Pictures(scenes, seed)
+    checked: Counter = Counter()
+    problems: list[str] = []
+    first_person = defaultdict(set)
+    rows = open_rows(out)
+    for config in rows.configs:
+        if not config.startswith("vision"):
+            continue
+        for row in rows.rows([config]):
+            name = row["image_name"]
+            kind = "first_person" if name.startswith("first_person") else name
+            if kind == "first_person":
+                first_person[config, row["room_index"]].add((name, str(row["camera"])))
+            if row["pair"] is None or row["modality"] not in PAIR_MODALITIES_WITH_IMAGES:
+                continue
+            checked[kind] += 1
+            problems.extend(check_row(pictures, row))
+            if kind == "first_person":
+                scene, _ = pictures.room(row["room_index"])
+                camera = row["camera"]
+                x, z = camera["x"], camera["z"]
+                ahead = {"N": scene.side - z, "E": scene.side - x, "S": z, "W": x}[camera["facing"]]
+                clear = min([x, z, scene.side - x, scene.side - z]
+                            + [Point(x, z).distance(Polygon(o.footprint)) for o in scene.objects])
+                if ahead < FACED_WALL or clear < CLEARANCE - 1e-9 or camera["y"] != 1.6:
+                    problems.append(f"{row['id']}: camera {camera} is {ahead:.2f} m from its wall, {clear:.2f} m clear")
+    for (config, room), images in first_person.items():
+        if len({name for name, _ in images}) < 2 or len({camera for _, camera in images}) < 2:
+            problems.append(f"{config} room {room}: first-person images {sorted(images)}")
+    rooms = {room for _, room in first_person}
+    checked["rooms with two first-person images or more"] = sum(
+        all(len(first_person[config, room]) >= 2 for config in rows.configs if config.startswith("vision_agent"))
+        for room in rooms)
+    return checked, problems
+
+
+def test_every_image_only_question_of_a_few_rooms_answers_what_its_picture_shows(scenes, tmp_path, capsys):
+    out = built(scenes, SCENE_COUNT, tmp_path / "pictured", SCENE_SEED)
+    checked, problems = check_build(out, scenes, SCENE_SEED)
+    with capsys.disabled():
+        print(f"\n{SCENE_COUNT} rooms: checked {dict(checked)}; contradictions {len(problems)}")
+    assert problems == []
+    assert checked["top_down"] and checked["south_door"] and checked["first_person"]
+    assert checked["rooms with two first-person images or more"] == SCENE_COUNT
+
+
+@pytest.mark.slow
+def test_every_image_only_question_of_100_rooms_answers_what_its_picture_shows(tmp_path, capsys):
+    from pipeline.scene.scene_folder import sample_scenes
+
+    scenes = tmp_path / "scenes"
+    sample_scenes(count=100, seed=0, out=scenes, progress=False, workers=2)
+    out = built(scenes, 100, tmp_path / "pictured-100", 0)
+    checked, problems = check_build(out, scenes, 0)
+    with capsys.disabled():
+        print(f"\n100 rooms: checked {dict(checked)}; contradictions {len(problems)}")
+    assert problems == []
+    assert checked["rooms with two first-person images or more"] == 100
