@@ -44,6 +44,7 @@ from pipeline.spatial.frames import FACINGS, OBSERVER, TOP_DOWN, facing_between,
 from pipeline.spatial.grid import Cell
 from pipeline.spatial.reasoning import PathStep, reasoning_path
 from pipeline.spatial.relations import DIRECTIONS, direction, direction_of_points, region, relation_words
+from pipeline.text.balance import paired_candidates
 from pipeline.text.configs import Config
 from pipeline.text.items import Item, Query, asked_no, init_fields, question_pair
 from pipeline.text.kinds import KINDS, Room
@@ -176,11 +177,17 @@ def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
                 frame_angle=facing_between(story_pose.facing if story_pose else "N", facing),
             )
             slots.append((common, asked))
-    ask_no = asked_no([common["answer_set"] for common, _ in slots], rng)  # as many No as Yes per room
+    answer_sets = [common["answer_set"] for common, _ in slots]
+    balanced = Config.parse(base.config).balanced
+    if balanced:  # each candidate as often Yes as No within the room
+        paired = paired_candidates(answer_sets, DIRECTIONS, Random(derive_seed(scene.room_id, config, "candidates")))
+    else:
+        ask_no = asked_no(answer_sets, rng)  # as many No as Yes per room
     out = []
     for k, (common, asked) in enumerate(slots):
         answer = common["answer_set"]
-        candidate = asked.choice(tuple(c for c in DIRECTIONS if c not in answer) if k in ask_no else answer)
+        candidate = paired[k] if balanced else \
+            asked.choice(tuple(c for c in DIRECTIONS if c not in answer) if k in ask_no else answer)
         fr_text, yn_text = _questions(common["kind"], wording, common["query"].pair, common["question_pose"],
                                       common["story_pose"], said, candidate, asked)
         out.extend(question_pair(AgentItem, common, common["id"], fr_text, yn_text, candidate))

@@ -129,3 +129,14 @@ def test_paired_candidates_give_each_relation_as_many_yes_as_no_within_a_room():
     assert candidates == paired_candidates(sets, DIRECTIONS, Random(1)) and len(candidates) == 32
     tally = Counter((c, c in s) for c, s in zip(candidates, sets))
     assert all(tally[c, True] == tally[c, False] for c in DIRECTIONS)  # every slot found a partner here
+
+
+def test_balanced_agent_rows_offer_each_candidate_as_often_yes_as_no_within_a_room():
+    from pipeline.text.agents import agent_items
+
+    for index in (1, 4):
+        scene = handmade_scene(index)
+        rows = agent_items(scene, room_items(scene, BALANCED))
+        tally = Counter((r.candidate, r.answer == "Yes") for r in rows if r.question_type == "YN")
+        unpaired = sum(abs(tally[c, True] - tally[c, False]) for c in DIRECTIONS)
+        assert unpaired <= 2 and all(r.config == f"agent_{BALANCED.name}" for r in rows)
