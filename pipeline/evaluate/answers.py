@@ -11,6 +11,13 @@ Parsing refuses rather than guesses: a negation or a hedge (a model writing "not
 diagonal or two relations?), no relation at all, or both Yes and No, each give a problem and
 the answer is counted as unparseable, never scored.
 
+A row that names its options' codes (`option_codes`: the composition kind's relation names, its
+own or invented ones) is read by those names alone (`parse_named`): a name, with or without its
+arguments, as "TPPi(x, z)". Arguments the other way round name the converse relation, as Cohn and
+Blackwell read them: "TPPi(z, x)" is TPP(x, z), "DC(z, x)" is DC(x, z); a relation between other
+things ("EC(x, y)") is a problem. A name of three letters or more is read in any case ("TPPI"),
+a shorter one as written ("N", "PO").
+
 A map (question type MAP, pipeline.text.maps) is read by `parse_map`, from after the last "Answer:"
 too: exactly one block of d lines of d space-separated tokens, "." for an empty cell and digits for
 the objects in a cell (each digit one object, 1 ... n), each object exactly once. Lines around the
@@ -22,10 +29,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from functools import cache
 
+from pipeline.data import data_json
 from pipeline.errors import RoomspaceError
-from pipeline.spatial.relations import DIRECTIONS, VIEWS, direction_signs, relation_words
+from pipeline.spatial.relations import DIRECTIONS, VIEWS, converse, direction_signs, relation_words
 
 ANSWER_MARK = re.compile(r"\banswer\s*:", re.IGNORECASE)
 TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|[,;:/|.()]")  # words, and the marks that separate list items
@@ -183,9 +192,58 @@ def parse_map(text: str, objects: int, d: int) -> ParsedAnswer:
     return ParsedAnswer(cells=tuple(found[number][0] for number in range(1, objects + 1)))
 
 
-def parse_answer(text: str, question_type: str) -> ParsedAnswer:
+@cache
+def converses() -> dict[str, str]:
+    """Every relation code whose converse an answer may name: the directions and RCC-8 (pipeline/data/rcc8.json)."""
+    return {**{code: converse(code) for code in DIRECTIONS},
+            **{entry["code"]: entry["converse"] for entry in data_json("rcc8.json")["codes"]}}
+
+
+@cache
+def _name_pattern(names: tuple[str, ...]) -> re.Pattern:
+    """A relation name, whole, and the arguments written after it, if any."""
+    alternatives = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
+    return re.compile(r"(?<![A-Za-z0-9])(%s)(?![A-Za-z0-9])(?:\s*\(\s*([^(),]*?)\s*,\s*([^(),]*?)\s*\))?"
+                      % alternatives, re.IGNORECASE)
+
+
+def _argument(text: str) -> str:
+    return " ".join(text.lower().removeprefix("the ").split())
+
+
+def parse_named(text: str, names: Mapping[str, str], arguments: Sequence[str] | None = None) -> ParsedAnswer:
+    """The codes an answer names by `names` (name -> code, in the codes' order), the converse of
+    one written with `arguments` the other way round (module docstring)."""
+    words = tokens(answer_part(text))
+    refused = _refusal(words, negations=True)
+    if refused:
+        return ParsedAnswer(problem=refused)
+    by_name = {name.lower(): name for name in names}
+    asked = tuple(map(_argument, arguments)) if arguments else None
+    named = set()
+    for match in _name_pattern(tuple(names)).finditer(answer_part(text)):
+        name = by_name[match.group(1).lower()]
+        if match.group(1) != name and len(name) < 3:
+            continue  # "po", "n": a short name counts only as written
+        code = names[name]
+        if match.group(2) is not None and asked is not None:
+            written = (_argument(match.group(2)), _argument(match.group(3)))
+            if written == asked[::-1]:
+                code = converses()[code]
+            elif written != asked:
+                return ParsedAnswer(problem=f"{match.group(0)!r} relates other things than "
+                                            f"{arguments[0]} and {arguments[1]}")
+        named.add(code)
+    if not named:
+        return ParsedAnswer(problem="names no relation")
+    return ParsedAnswer(relations=tuple(code for code in names.values() if code in named))
+
+
+def parse_answer(text: str, question_type: str, names: Mapping[str, str] | None = None,
+                 arguments: Sequence[str] | None = None) -> ParsedAnswer:
+    """An answer to a question of this type; `names` (option -> code) and `arguments` for a row that names its codes."""
     if question_type == "FR":
-        return parse_relations(text)
+        return parse_relations(text) if names is None else parse_named(text, names, arguments)
     if question_type == "YN":
         return parse_yes_no(text)
     raise RoomspaceError(f"unknown question type {question_type!r}; expected FR or YN")

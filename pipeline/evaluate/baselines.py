@@ -4,7 +4,8 @@ parser and scorer as a model's.
 - random: YN a fair coin, FR one of the nine options; seeded per item, so independent of order.
 - always-yes: YN Yes; FR every option (Yes to every relation).
 - majority: YN the more frequent answer, FR the relation most often consistent, both counted
-  over the rows of the configuration being scored.
+  over the rows of the configuration being scored (FR per calculus: rows whose options name codes
+  of their own, `option_codes`, answer with the one of their codes most often consistent).
 - checker: the rows' own answers (the answer set); scores 100% by construction.
 
 A map question (pipeline.text.maps) gets a map: random puts every object in a cell drawn uniformly;
@@ -62,8 +63,23 @@ def _answers(name: str, rows: Sequence, seed: int) -> dict[str, str]:
         return {r.id: "Yes" if r.question_type == "YN" else ", ".join(r.options) for r in rows}
     if name == "majority":
         yes_no = Counter(r.answer for r in rows if r.question_type == "YN")
-        consistent = Counter(code for r in rows if r.question_type == "FR" for code in r.answer_set)
         answer = max(("Yes", "No"), key=lambda word: yes_no[word])  # a tie goes to Yes
-        relation = max(DIRECTIONS, key=lambda code: consistent[code])  # a tie goes to the first code
-        return {r.id: answer if r.question_type == "YN" else relation_words(relation, r.view, "label") for r in rows}
+        consistent: dict[tuple[str, ...], Counter] = {}  # per calculus: its codes -> how often each is consistent
+        for r in rows:
+            if r.question_type == "FR":
+                consistent.setdefault(_codes(r), Counter()).update(r.answer_set)
+        relation = {codes: max(codes, key=lambda code: counts[code])  # a tie goes to the first code
+                    for codes, counts in consistent.items()}
+        return {r.id: answer if r.question_type == "YN" else _label(r, relation[_codes(r)]) for r in rows}
     return {r.id: r.answer for r in rows}  # checker
+
+
+def _codes(row) -> tuple[str, ...]:
+    """The codes an FR row's options name: its own `option_codes`, else the nine directions."""
+    return tuple(getattr(row, "option_codes", None) or DIRECTIONS)
+
+
+def _label(row, code: str) -> str:
+    """The option of an FR row that names `code`."""
+    codes = getattr(row, "option_codes", None)
+    return row.options[list(codes).index(code)] if codes else relation_words(code, row.view, "label")

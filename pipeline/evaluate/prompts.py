@@ -36,11 +36,12 @@ def png_data_uri(png: bytes) -> str:
 
 
 def prompt_columns(style: str = DEFAULT_STYLE) -> list[str]:
-    """The columns `make_prompt` reads in `style` (vision rows also have `image`, agent rows their frames)."""
+    """The columns `make_prompt` reads in `style` (vision rows also have `image`, agent rows their frames,
+    composition rows their naming)."""
     if style == DEFAULT_STYLE:
         return ["id", "prompt", "image"]
     return ["id", "image", "story", "question", "options", "question_type", "setting", "view", "d", "facts",
-            "modality", "story_view", "frame_changes"]
+            "modality", "story_view", "frame_changes", "naming"]
 
 
 def make_prompt(row: Mapping, style: str = DEFAULT_STYLE) -> Prompt:

@@ -3,11 +3,12 @@ chance and majority, the answers' lengths, its breakdowns, then the paired gaps;
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from pipeline.dataset.manifest import DATASET_SPLIT
 from pipeline.evaluate.gaps import Gap, paired_gaps
+from pipeline.evaluate.kind_reports import kind_markdown, kind_reports
 from pipeline.evaluate.predictions import RunHeader
 from pipeline.evaluate.rows import open_rows
 from pipeline.evaluate.sample import Sample
@@ -51,6 +52,7 @@ class Evaluation:
     runs: dict[str, RunHeader | None]  # predictions system -> what produced it (its file's header)
     sample: Sample | None  # the sample scored (`--limit`, or the one the predictions files record)
     warnings: list[str]  # where the predictions and the build do not fit (one line each)
+    kinds: list = field(default_factory=list)  # the reports of kinds that have their own (pipeline.evaluate.kind_reports)
 
 
 def evaluate(location: str, configs: str | None, prediction_files: list[Path], baselines: list[str], seed: int = 0,
@@ -84,7 +86,7 @@ def evaluate(location: str, configs: str | None, prediction_files: list[Path], b
     return Evaluation(shown, chosen, seed, {name: o.rounds for name, o in systems.items()}, reports,
                       paired_gaps(score_rows, chosen, systems, seed),
                       {name: o.examples for name, o in systems.items() if o.examples}, loaded.runs, loaded.sample,
-                      loaded.warnings)
+                      loaded.warnings, kind_reports(groups(score_rows, chosen, pool), score_rows, systems, seed))
 
 
 def _blind(rows, configs, seed: int) -> dict | None:
@@ -248,6 +250,8 @@ def markdown(evaluation: Evaluation) -> str:
             mapped = _map_breakdown(key, values) if key in MAP_BREAKDOWNS else None
             if mapped:
                 parts += [f"### {group.name} maps by {key}", mapped]
+    for report in evaluation.kinds:
+        parts += kind_markdown(report)
     gaps = [g for g in evaluation.gaps if g.result is not None]
     if gaps:
         parts += [f"## Paired gaps (95% paired bootstrap over rooms, seed {evaluation.seed})", _gaps(gaps)]

@@ -14,6 +14,10 @@ published F1); FR Jaccard. Every rate carries a 95 % interval (pipeline.evaluate
 group its own reference points: chance (the expected score of a uniform guess among the options)
 and majority (the best single constant answer for that group, in hindsight).
 
+Rows that name their options' codes (the composition kind's, `option_codes`) are parsed by those
+names (pipeline.evaluate.answers.parse_named), so an FR answer may be a set of RCC-8 relations as
+well as of directions; macro F1 is taken over the labels of the calculi a group's answers draw from.
+
 A predictions file may hold several answers per item (`"sample": k`, from `run-model --samples`):
 rates are then means over rounds with their standard deviation, and the majority vote over the
 rounds (self-consistency) is scored too. Where the endpoint counted each answer's completion tokens
@@ -59,6 +63,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline.data import data_json
 from pipeline.errors import RoomspaceError
 from pipeline.evaluate.answers import parse_answer, parse_map
 from pipeline.evaluate.baselines import BASELINES, baseline_predictions
@@ -72,13 +77,15 @@ from pipeline.text.prompts import MAP_QUESTION
 
 SCORE_COLUMNS = ("id", "room_id", "config", "setting", "view", "question_type", "answer", "answer_set", "candidate",
                  "options", "n", "m", "d", "hops", "answer_set_size", "modality", "pair", "story_view", "frame_changes",
-                 "frame_angle")
-BREAKDOWNS = ("setting", "view", "modality", "story_view", "frame_changes", "frame_angle", "n", "m", "d", "hops",
-              "answer_set_size")
+                 "frame_angle", "naming", "option_codes", "arguments")
+BREAKDOWNS = ("setting", "view", "modality", "story_view", "frame_changes", "frame_angle", "naming", "n", "m", "d",
+              "hops", "answer_set_size")
 MAP_COLUMNS = ("facts",)  # read besides SCORE_COLUMNS for a configuration of map questions
 SCORED, UNPARSEABLE, NO_ANSWER, TRUNCATED = range(4)
 EXAMPLES = 5  # unparseable answers quoted per system in the JSON report
-BIT = {code: 1 << k for k, code in enumerate(DIRECTIONS)}
+# The calculi an FR answer set draws from, each its own labels: the nine directions, the eight RCC-8 relations.
+CALCULI = (DIRECTIONS, tuple(entry["code"] for entry in data_json("rcc8.json")["codes"]))
+BIT = {code: 1 << k for k, code in enumerate(code for codes in CALCULI for code in codes)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +113,14 @@ class ScoreRow:
     frame_changes: int | None  # agent rows: 0, 1 or 2 changes of frame from the story to the question
     frame_angle: int | None  # agent rows: degrees between the story's facing and the question's
     facts: tuple[Fact, ...] | None = None  # map rows: the story's facts, which a map must keep
+    naming: str | None = None  # composition rows: eponymous or anonymous relation names
+    option_codes: tuple[str, ...] | None = None  # composition rows: the code each option names (lists in metadata)
+    arguments: tuple[str, ...] | None = None  # composition rows: the asked pair as the question writes it
+
+    @property
+    def names(self) -> dict[str, str] | None:
+        """option -> code, for a row whose options name codes of their own; None: the directions' words."""
+        return None if self.option_codes is None else dict(zip(self.options, self.option_codes))
 
     @classmethod
     def of(cls, values: Mapping) -> ScoreRow:
@@ -142,6 +157,8 @@ def read_score_rows(rows: BenchmarkRows, configs: Sequence[str], progress: bool 
                 modality, pair = columns.get("modality", absent), columns.get("pair", absent)
                 story_view = columns.get("story_view", absent)
                 changes, angle = columns.get("frame_changes", absent), columns.get("frame_angle", absent)
+                naming, codes = columns.get("naming", absent), columns.get("option_codes", absent)
+                arguments = columns.get("arguments", absent)
                 facts = [_facts(told) for told in columns["facts"]] if "facts" in columns else absent
                 for k in range(table.num_rows):
                     out.append(ScoreRow(
@@ -152,7 +169,9 @@ def read_score_rows(rows: BenchmarkRows, configs: Sequence[str], progress: bool 
                         tuple(map(sys.intern, columns["options"][k])), columns["n"][k], columns["m"][k],
                         columns["d"][k], columns["hops"][k], columns["answer_set_size"][k],
                         modality[k] and sys.intern(modality[k]), pair[k], story_view[k] and sys.intern(story_view[k]),
-                        changes[k], angle[k], facts[k]))
+                        changes[k], angle[k], facts[k], naming=naming[k] and sys.intern(naming[k]),
+                        option_codes=codes[k] and tuple(map(sys.intern, codes[k])),
+                        arguments=arguments[k] and tuple(arguments[k])))
                 bar.update()
     return out
 
@@ -165,7 +184,7 @@ class Outcomes:
     correct: np.ndarray  # bool
     jaccard: np.ndarray  # float32, FR; MAP: the share of the story's facts that hold on the map
     f1: np.ndarray  # float32, FR, per item
-    named: np.ndarray  # int16: bits of the FR relations named (BIT), 0 unless scored
+    named: np.ndarray  # int32: bits of the FR relations named (BIT), 0 unless scored
     yes: np.ndarray  # int8: YN answer 1 / 0, -1 unless scored
     tokens: np.ndarray  # int32: the answer's completion tokens, -1 where not counted
     examples: list[dict] = field(default_factory=list)  # the first unparseable answers
@@ -176,7 +195,7 @@ class Outcomes:
     def empty(cls, items: int, rounds: int = 1) -> Outcomes:
         shape = (items, rounds)
         return cls(np.full(shape, NO_ANSWER, np.int8), np.zeros(shape, bool), np.zeros(shape, np.float32),
-                   np.zeros(shape, np.float32), np.zeros(shape, np.int16), np.full(shape, -1, np.int8),
+                   np.zeros(shape, np.float32), np.zeros(shape, np.int32), np.full(shape, -1, np.int8),
                    np.full(shape, -1, np.int32))
 
     @property
@@ -204,7 +223,7 @@ class Outcomes:
             self.status[k, round_] = TRUNCATED
             return
         parsed = parse_map(text, len(row.options), row.d) if row.question_type == MAP_QUESTION else \
-            parse_answer(text, row.question_type)
+            parse_answer(text, row.question_type, row.names, row.arguments)
         if not parsed.parsed:
             self.status[k, round_] = UNPARSEABLE
             if len(self.examples) < EXAMPLES:
@@ -452,11 +471,14 @@ class Scorer:
 
     @staticmethod
     def _macro_f1(named: np.ndarray, truth: np.ndarray) -> float:
-        """Mean over rounds of the macro F1 over the nine labels (a label never named nor true scores 0)."""
+        """Mean over rounds of the macro F1 over the labels of the calculi the answer sets draw from (the
+        nine directions for the paper's rows; a label never named nor true scores 0)."""
+        drawn = int(np.bitwise_or.reduce(truth))
+        labels = [BIT[code] for codes in CALCULI if any(drawn & BIT[code] for code in codes) for code in codes]
         scores = []
         for round_ in range(named.shape[1]):
             per_label = []
-            for bit in BIT.values():
+            for bit in labels:
                 said, true = (named[:, round_] & bit) != 0, (truth & bit) != 0
                 tp, fp, fn = int((said & true).sum()), int((said & ~true).sum()), int((~said & true).sum())
                 per_label.append(2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 0.0)
@@ -503,11 +525,8 @@ def _rate(correct: np.ndarray) -> Rate | None:
     return rate(correct.mean(axis=1), correct.mean(axis=0)) if correct.size else None
 
 
-POPCOUNT = np.array([bin(mask).count("1") for mask in range(1 << len(DIRECTIONS))])
-
-
 def _bit_count(masks: np.ndarray) -> np.ndarray:
-    return POPCOUNT[masks]
+    return np.bitwise_count(masks)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """Composition tables and conceptual neighbourhoods of RCC-8 and of the nine point directions,
-computed from configurations rather than typed in (docs/semantics.md section 17).
+computed from configurations rather than typed in (docs/semantics.md section 19).
 
 * Composition: R belongs to R1 o R2 when some x, y, z have R1(x, y), R2(y, z) and R(x, z). RCC-8:
   every triple of axis-aligned rectangles with corners on the integers 0..RECTANGLE_GRID; the nine

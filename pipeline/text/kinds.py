@@ -83,6 +83,10 @@ KINDS = {kind.name: kind for kind in (
          "--maps", harness=()),
     Kind("twin_map", "twin_map_", "pipeline.text.twin_maps", "those map questions told in invented words", None,
          made_from=("map", "twin"), compared=Comparison("twin", "map", ("original", "twin"), True), harness=()),
+    Kind("composition", "composition_", "pipeline.text.composition",
+         "RCC-8 and direction compositions and conceptual neighbourhoods (the tables, in the first room) and "
+         "compositions of each room's footprint relations, each under the calculus's names and invented ones",
+         "--compositions"),
 )}
 BASE = KINDS["base"]
 

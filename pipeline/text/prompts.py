@@ -5,9 +5,10 @@ everything the answer depends on: for a story, the grid, what "the same place" m
 words and the definitions of each kind of fact the story uses (regions, wall contact, distance
 thresholds), all generated from relations.json so that they cannot drift from the checker; for
 an rcc8 row, what touching and inside mean for outlines; for an image-only row, that directions
-compare the objects' centres. Style "paper" is the story-only prompt of the published RoomSpace
-evaluation. Both are pure functions of a row's fields, so a harness that reads only the dataset
-rebuilds the same text (tests/evaluate/test_prompts.py checks it byte for byte).
+compare the objects' centres; for a composition row (pipeline.text.composition), the relations of
+its calculus by their definitions, under the row's names (eponymous or anonymous). Style "paper"
+is the story-only prompt of the published RoomSpace evaluation. Both are pure functions of a
+row's fields, so a harness that reads only the dataset rebuilds the same text (tests/evaluate/test_prompts.py checks it byte for byte).
 """
 
 from __future__ import annotations
@@ -37,9 +38,19 @@ def _templates() -> dict:
     return data_json("prompts.json")
 
 
+def composition_setting(setting: str) -> dict | None:
+    """A composition row's setting (pipeline/data/composition.json): its calculus, task and whether
+    it is grounded in a room; None for any other setting."""
+    return data_json("composition.json")["settings"].get(setting)
+
+
 def row_kind(setting: str, modality: str | None) -> str:
-    """story, rcc8, image+story, or a pair question's image, centres or image+centres: which task,
-    definitions and instructions a row's prompt needs."""
+    """story, rcc8, image+story, a pair question's image, centres or image+centres, or a composition
+    row's composition, neighbourhood or grounded: which task, definitions and instructions a row's
+    prompt needs."""
+    calculus = composition_setting(setting)
+    if calculus is not None:
+        return "grounded" if calculus["grounded"] else calculus["task"]
     if setting == IMAGE_ONLY_SETTING:
         return "image"
     if setting == CENTRES_SETTING:
@@ -141,6 +152,17 @@ def _definitions(row_kind_: str, view: str, d: int, kinds: frozenset[str], scale
     return "\n\n".join(parts)
 
 
+@lru_cache(maxsize=None)
+def calculus_definitions(calculus: str, naming: str) -> str:
+    """A calculus's relations (pipeline/data/composition.json) under one naming, each by its definition."""
+    words = data_json("composition.json")
+    table = words["calculi"][calculus]
+    lines = [words["definition_line"].format(name=table["names"][naming][code], x="x", y="y",
+                                             definition=definition.format(x="x", y="y"))
+             for code, definition in table["definitions"].items()]
+    return "\n".join([table["opening"][naming], *lines])
+
+
 @lru_cache(maxsize=None)  # one text, asked for every moved agent row
 def perspective_definitions() -> str:
     """How a question that moves you to another stance is answered: directions as seen from there."""
@@ -152,11 +174,12 @@ def perspective_definitions() -> str:
 
 def prompt_text(style: str, *, story: str, question: str, options: Iterable[str], question_type: str, setting: str,
                 view: str, d: int, relations: Iterable[str], modality: str | None = None,
-                story_view: str | None = None, moved: bool = False) -> str:
+                story_view: str | None = None, moved: bool = False, naming: str | None = None) -> str:
     """The prompt of one row in `style`; `relations` are the codes of the facts its story states.
 
     An agent row (pipeline.text.agents) tells its story in `story_view` and asks in `view`; when the
     question `moved` you to another stance, the prompt also says how its options are seen from there.
+    A composition row names its calculus's relations in its `naming` (eponymous or anonymous).
     """
     templates = _templates()
     if style not in templates["styles"]:
@@ -164,11 +187,16 @@ def prompt_text(style: str, *, story: str, question: str, options: Iterable[str]
     if question_type == MAP_QUESTION:
         return map_prompt(style, story, question, options, view, d, relations)
     kind_ = row_kind(setting, modality)
+    calculus = composition_setting(setting)
+    instructions = "relations" if calculus else "pair" if kind_ in PAIR_KINDS else "story"
     fields = {"story": story, "question": question, "options": ", ".join(options),
-              "instructions": templates["instructions"]["pair" if kind_ in PAIR_KINDS else "story"][question_type],
+              "instructions": templates["instructions"][instructions][question_type],
               "task": templates["task"][kind_]}
     if "{definitions}" in templates["styles"][style]:
-        fields["definitions"] = definitions(kind_, story_view or view, d, frozenset(relations))
+        if calculus:
+            fields["definitions"] = calculus_definitions(calculus["calculus"], naming)
+        else:
+            fields["definitions"] = definitions(kind_, story_view or view, d, frozenset(relations))
         if moved:
             fields["definitions"] += "\n\n" + perspective_definitions()
     return _style_template(style).format(**fields)
@@ -198,4 +226,5 @@ def row_prompt(row: Mapping, style: str = DEFAULT_STYLE) -> str:
     return prompt_text(style, story=row["story"], question=row["question"], options=row["options"],
                        question_type=row["question_type"], setting=row["setting"], view=row["view"], d=row["d"],
                        relations=(fact["relation"] for fact in row["facts"]), modality=row.get("modality"),
-                       story_view=row.get("story_view"), moved=row.get("frame_changes", 0) > 0)
+                       story_view=row.get("story_view"), moved=row.get("frame_changes", 0) > 0,
+                       naming=row.get("naming"))

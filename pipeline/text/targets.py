@@ -83,6 +83,8 @@ def reasoning(row: Mapping) -> list[str]:
     """The sentences before the YN verdict and the answer line."""
     words, view = _words()["target"], row["view"]
     kind = row_kind(row["setting"], row.get("modality"))
+    if row.get("naming") is not None:  # a composition row (pipeline.text.composition)
+        return [composition_reasoning(row)]
     if kind == "rcc8":
         code = row["true_relation"]
         label = next(entry["label"] for entry in data_json("rcc8.json")["codes"] if entry["code"] == code)
@@ -102,6 +104,16 @@ def reasoning(row: Mapping) -> list[str]:
                                              object=ref(row["query"]["object"])))
         sentences.append(conclusion(row, words["grid"].format(d=row["d"])))
     return sentences
+
+
+def composition_reasoning(row: Mapping) -> str:
+    """What a composition row's stated relations allow, before its answer (pipeline/data/composition.json)."""
+    words = data_json("composition.json")["target"]
+    first, second = row["arguments"]
+    if len(row["premises"]) == 2:
+        return words["composition"].format(x=first, z=second, relations=row["answer"])
+    name = row["options"][list(row["option_codes"]).index(row["premises"][0])]
+    return words["neighbourhood"].format(relation=f"{name}({first}, {second})", relations=row["answer"])
 
 
 def target_text(row: Mapping) -> str:
