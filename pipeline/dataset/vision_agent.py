@@ -7,7 +7,7 @@ asks about (pipeline.text.pictured.Picture.shows). Then pair questions on first-
 answered by the relation the picture shows (`seen_pair_questions` of pipeline.text.pictured):
 on the observer's image and on images from further stances (pipeline.text.pictured.first_person_poses,
 tried in their order) until FIRST_PERSON_IMAGES images have questions. A stance whose picture would
-carry none is not drawn. The image rows are
+carry none, or whose labels would not fit at a legible size, is not drawn. The image rows are
 `AgentImage`, the kind's RECORD, read a question per row like the vision kind's.
 """
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from pipeline.dataset.vision import IMAGE_OF_STORY, IMAGE_OF_VIEW, VisionImage, door_sightings, room_images, room_labels
 from pipeline.errors import RoomspaceError
-from pipeline.render.door import pose_view, view_png
+from pipeline.render.door import CrowdedPicture, pose_view, view_png
 from pipeline.render.png import image_labels
 from pipeline.scene.records import Scene
 from pipeline.text.agents import AgentItem, Pose, camera_point
@@ -72,9 +72,13 @@ def rows(room: Room, config: Config) -> list[AgentImage]:
         picture = Picture(name, {i: names[i] for i in view.labelled() if i in names}, view.camera, view.sightings)
         asks = bool(clear_pairs(scene, picture, config.d)) or (pose == observer and any(
             all(_shows(scene, picture, name) for name in pair) for pair in story_queries))
-        if asks:  # drawn only now: a stance whose picture would carry no question is not drawn
+        if not asks:  # drawn only now: a stance whose picture would carry no question is not drawn ...
+            continue
+        try:
             png = view_png(scene, view, names)
-            views.append(FirstPerson(pose, png, Picture(name, image_labels(png) or {}, view.camera, view.sightings)))
+        except CrowdedPicture:  # ... nor one whose labels do not fit at a legible size
+            continue
+        views.append(FirstPerson(pose, png, Picture(name, image_labels(png) or {}, view.camera, view.sightings)))
     door = door_sightings(room)
     return agent_vision_rows(scene, agent_rows, room_images(room, config), door[0], views, config.balanced)
 

@@ -52,6 +52,10 @@ AXES = {"N": ((1.0, 0.0), (0.0, 1.0)), "E": ((0.0, -1.0), (1.0, 0.0)), "S": ((-1
         "W": ((0.0, 1.0), (-1.0, 0.0))}
 
 
+class CrowdedPicture(RoomspaceError):
+    """A perspective picture whose labels do not fit at a legible size (pipeline.render.labels)."""
+
+
 @dataclass(frozen=True)
 class Elevation:
     """The heights a scene record leaves out, read from its house JSON (metres above the floor)."""
@@ -432,7 +436,10 @@ def _perspective_image(scene: Scene, frame: SouthDoorFrame, names: Mapping[str, 
         above = [(col, top[k] - step / 2 - 6 - j * step) for j in range(6)]
         below = [(col, row + j * step) for j in range(1, 4)]
         requests.append(LabelRequest(obj.id, texts[obj.id], k, dot_on(owner, k, (col, row)), ((col, row), *above, *below)))
-    places = place_labels(draw, requests, owner, f"scene {scene.room_id} {what}")
+    try:
+        places = place_labels(draw, requests, owner, f"scene {scene.room_id} {what}")
+    except RoomspaceError as error:  # place_labels' only error: the labels do not fit
+        raise CrowdedPicture(str(error)) from None
     return image, {i: texts[i] for i in places}, places
 
 
@@ -443,7 +450,9 @@ def south_door_png(scene: Scene, house: Mapping, names: Mapping[str, str] | None
 
 def pose_png(scene: Scene, house: Mapping, position: tuple[float, float], facing: str,
              names: Mapping[str, str] | None = None) -> bytes:
-    return view_png(scene, pose_view(scene, house, position, facing), names)
+    """The first-person PNG, drawn without measuring its objects (`pose_view` does both)."""
+    frame = pose_frame(scene, house, position, facing)
+    return view_png(scene, View(frame, camera_pose(frame.camera), {}), names)
 
 
 @dataclass(frozen=True)
