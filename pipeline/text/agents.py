@@ -4,19 +4,21 @@ An observer stands in the room facing a wall (a `Pose`); directions and regions 
 they see them (pipeline.spatial.frames). Made from a room's items of a base configuration, per
 setting, each asked as FR and YN:
 
-* `plan`: the base top-down story; the question puts you at one of the story's objects facing a
-  wall named on the plan ("If you stood at the bed, facing the west wall, where would the lamp
-  be?"). One change of frame.
-* `door`: the base door-view story (you at the door, facing north); the question moves you to an
-  object and turns you to a wall named as you see it from the door. Two changes: from the
-  door's frame to the room, from the room to the new stance.
-* `agent`: an egocentric story told from a pose known only by its region ("you stand in the
-  far-left corner of the room, facing one of its walls"): every fact in your words, and two
+* `plan`: the base top-down story; the question puts you at one of the story's floor objects
+  facing a wall named on the plan ("If you stood at the bed facing the west wall, where would the
+  lamp be?"). One change of frame.
+* `door`: the base door-view story (you at the door, facing north); the question moves you to a
+  floor object and turns you to a wall named as you see it from the door, or says you do not
+  turn. Two changes: from the door's frame to the room, from the room to the new stance.
+* `agent`: an egocentric story told from a stance a camera can take (`stances`), known only by
+  its region ("you stand in the far-left corner of the room, facing one of its walls"): every
+  fact in your words, and two
   facts relating objects to you, the observer being one more object of the network. Its
   question is asked in the same frame (no change).
 * `agent_moved`: the same story, the question moving you to an object and a wall named in the
   story's frame (two changes).
 
+A moved question faces a wall its object's cell does not touch, so that something can be ahead.
 The checker answers in plan codes (the observer `AGENT` a cell variable like any object); the
 answer set, `true_relation`, `continuous_relation` and the reasoning path are then turned into
 the question's frame (the plan codes said as the observer facing the question's wall sees them,

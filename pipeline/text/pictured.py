@@ -8,20 +8,23 @@ the image shows clearly, made here:
 * `pair_questions`: about an image of a view (the plan, the door view), asked three ways:
   "image" (the image and the view's frame sentence, no story), "text" (no image; a story giving
   the centre of every object the image labels, in metres, as the image places them) and
-  "image+text" (both). The answer is the relation between the two centres in metres, as the
-  single answer (FR), or Yes iff the candidate is that relation (YN).
-* `seen_pair_questions`: about the first-person image of an agent story's observer, asked with
-  the image alone, in the observer's words and answered as the observer sees the centres.
+  "image+text" (both). The answer is the relation the picture shows, as the single answer (FR),
+  or Yes iff the candidate is that relation (YN).
+* `seen_pair_questions`: about a first-person image (the story observer's, or another stance's:
+  `first_person_poses`), asked with the image alone, in the observer's words.
 
-A pair is clear when both objects are labelled in the image (visible) and, on each axis, their
-centres either coincide (as ProcTHOR's aligned groups do) or lie at least VISIBLE_OFFSET apart, so
-that no answer hangs on a few centimetres. Up to PAIRS_PER_VIEW pairs per room and image are drawn
-(rooms weigh equally), each asked as FR and YN; half of a room's YN questions per image ask the
-true relation. The questions of one pair, image and question type share `pair`, so that a model's
-scores on the three modalities can be compared item by item.
+A pair is clear when the picture shows both objects (`Picture.shows`: labelled and, in a
+perspective picture, in view and not mostly hidden) and shows their relation with a margin a reader
+can see, the grid and the centres in metres agreeing (`pictured_relation`): no answer contradicts
+the picture or hangs on a few centimetres or degrees. Up to PAIRS_PER_VIEW questions per room and
+image (rooms weigh equally), each asked as FR and YN; the paper's configurations draw pairs and ask
+half of a room's YN questions per image truly, balanced ones draw the answer first (`_asked`).
+The questions of one number, image and question type share `pair`, so that a model's scores on
+the three modalities can be compared item by item.
 
-What an image shows comes in as its labels ({object id: name}, as pipeline.render.png records
-them): this module reads no image.
+What an image shows comes in as a `Picture`: its labels ({object id: name}, as pipeline.render.png
+records them) and, for a perspective image, its camera and what the renderer measured of each
+object (`Sighting`, pipeline.render.door.sightings): this module reads no image.
 """
 
 from __future__ import annotations
