@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from pipeline.errors import RoomspaceError, Terminated
-from pipeline.text.kinds import KINDS, added_kinds
+from pipeline.text.kinds import BASE, KINDS, added_kinds
 
 
 def positive_int(text: str) -> int:
@@ -113,8 +113,8 @@ def add_build(commands) -> None:
         build.add_argument(kind.option, metavar="CONFIGS", dest=kind.name, help=kind_option_help(kind))
     build.add_argument("--balanced", action="store_true",
                        help="also build the balanced counterpart (<config>_balanced) of every configuration of every "
-                            "kind asked for: the same rooms, questions drawn so that no question's answer shows "
-                            "without its story or image")
+                            "kind asked for that has one (base, vision, twin, agent): the same rooms, questions drawn "
+                            "so that no question's answer shows without its story or image")
     build.add_argument("--train-rooms", type=positive_int, default=0, metavar="N",
                        help="also build a train split of N rooms, other houses than the test rooms (default: none)")
     build.add_argument("--validation-rooms", type=positive_int, default=0, metavar="M",
@@ -139,12 +139,14 @@ def cmd_build(args: argparse.Namespace) -> None:
     from pipeline.dataset.build import BuildPlan, build
     from pipeline.text.configs import parse_configs
 
-    def asked(text: str) -> tuple:
+    def asked(text: str, kind) -> tuple:
         configs = parse_configs(text)
-        return tuple(dict.fromkeys(configs + tuple(c.as_balanced() for c in configs))) if args.balanced else configs
+        if not (args.balanced and kind.balanced):
+            return configs
+        return tuple(dict.fromkeys(configs + tuple(c.as_balanced() for c in configs)))
 
-    added = {kind.name: asked(getattr(args, kind.name)) for kind in added_kinds() if getattr(args, kind.name)}
-    plan = BuildPlan.asked(args.out.name, args.seed, args.rooms, asked(args.configs), added,
+    added = {kind.name: asked(getattr(args, kind.name), kind) for kind in added_kinds() if getattr(args, kind.name)}
+    plan = BuildPlan.asked(args.out.name, args.seed, args.rooms, asked(args.configs, BASE), added,
                            shard_rooms=args.shard_rooms, train_rooms=args.train_rooms,
                            validation_rooms=args.validation_rooms)
     report = build(plan, scenes_dir=args.scenes, out=args.out, workers=args.workers, progress=not args.quiet,

@@ -46,6 +46,7 @@ class Kind:
     images: bool = False  # a file row is an image with its questions nested (read a question per row)
     compared: Comparison | None = None
     harness: tuple[str, ...] = ("lm_eval", "inspect")  # the harness tasks that read it
+    balanced: bool = False  # its questions have a balanced counterpart, <config>_balanced (`build --balanced`)
 
     def config_name(self, base: Config | str) -> str:
         return f"{self.prefix}{base if isinstance(base, str) else base.name}"
@@ -64,19 +65,19 @@ def _with_image(other: str) -> Comparison:
 # Card order: the order a build writes and lists its configurations in.
 KINDS = {kind.name: kind for kind in (
     Kind("base", "", "pipeline.text.items", "the paper's items: a story and FR and YN questions per setting and view",
-         None),
+         None, balanced=True),
     Kind("vision", "vision_", "pipeline.dataset.vision",
          "multimodal rows, with rendered images embedded (about 0.5 MB per room each)",
-         "--vision", images=True, compared=_with_image("base"),
+         "--vision", images=True, balanced=True, compared=_with_image("base"),
          harness=("lmms_eval", "inspect")),
     Kind("twin", "twin_", "pipeline.text.twins",
-         "the same items with invented object and relation words (defined in each story)", "--twins",
+         "the same items with invented object and relation words (defined in each story)", "--twins", balanced=True,
          compared=Comparison("twin", "base", ("original", "twin"), True)),
     Kind("agent", "agent_", "pipeline.text.agents",
-         "stories and questions told from an observer facing a wall", "--agents"),
+         "stories and questions told from an observer facing a wall", "--agents", balanced=True),
     Kind("vision_agent", "vision_agent_", "pipeline.dataset.vision_agent",
          "those rows with their images", None,
-         made_from=("agent", "vision"), images=True,
+         made_from=("agent", "vision"), images=True, balanced=True,
          compared=_with_image("agent"), harness=("lmms_eval", "inspect")),
     Kind("map", "map_", "pipeline.text.maps",
          "the paper's stories, each asking for a map of the room: any map on which every stated fact holds is right",

@@ -63,3 +63,8 @@ def test_the_grep_sees_what_it_forbids():
     assert LITERAL.search('name = f"twin_{config}"') and LITERAL.search("x = 'vision_'")
     assert CALLS.search('if config.startswith("agent_"):') and CALLS.search("c.removeprefix(VISION_PREFIX)")
     assert not LITERAL.search('"vision_agent rows"') and not CALLS.search('path.startswith("data/")')
+
+
+def test_the_kinds_that_draw_questions_have_balanced_counterparts():
+    assert {kind.name for kind in KINDS.values() if kind.balanced} >= {"base", "vision", "twin", "agent", "vision_agent"}
+    assert not KINDS["map"].balanced  # a map question is the same whatever the sampler: no counterpart to build
