@@ -240,7 +240,7 @@ def room_job(seed: int, index: int, scenes_dir: Path, outputs: tuple[Output, ...
         else:
             own_tables[output.name] = records_table(rows, output.name)
         # The checks and statistics read a question as its record's own fields: making them plain costs more than both.
-        questions = [vars(question) for row in rows for question in (row.items if output.kind.images else (row,))]
+        questions = [vars(question) for question in rows]  # a row per question, for every kind
         for question in questions:
             check_row(question)
         stats[output.name] = room_stats(questions, scene.room_type, skipped=not rows)

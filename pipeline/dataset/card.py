@@ -37,7 +37,7 @@ def room_stats(rows: list[dict], room_type: str, skipped: bool) -> dict:
     stats: dict = {"rooms": 0 if skipped else 1, "skipped_rooms": int(skipped), "rows": len(rows),
                    "room_types": {} if skipped else {room_type: 1}, "hops": {}, "settings": {}, "topology": {}}
     images = {row["image_name"] for row in rows if row.get("image_name") is not None}
-    if images:  # a vision configuration: a file row per image, its questions nested
+    if images:  # a configuration with images: the images its questions go with
         stats["images"] = len(images)
     for row in rows:
         if row.get("pair") is not None:
@@ -115,7 +115,7 @@ def _counts(counts: dict, order: tuple[str, ...]) -> str:
 
 
 def images_note(stats: dict) -> str:
-    return f" questions, in {stats['images']} file rows (one per image)" if "images" in stats else ""
+    return f" questions, about {stats['images']} images (each stored once)" if "images" in stats else ""
 
 
 def agent_lines(stats: dict) -> str:

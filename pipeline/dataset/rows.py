@@ -23,6 +23,7 @@ from datasets import Features
 from datasets import Image as ImageFeature
 from datasets import List, Value
 
+from pipeline.dataset.layout import IMAGE, IMAGE_DICTIONARY_BYTES
 from pipeline.errors import RoomspaceError
 from pipeline.files import file_sha256, write_atomic
 from pipeline.text.items import Item
@@ -44,10 +45,15 @@ def feature_of(annotation: object):
 
 
 def row_features(record: type) -> Features:
-    """The features of a row record; a `bytes` field is a PNG, `datasets.Image()` (an image row's)."""
+    """The features of a row record; a `bytes` field (or `bytes | None`) is a PNG, `datasets.Image()`."""
     hints = typing.get_type_hints(record)
-    return Features({f.name: ImageFeature() if hints[f.name] is bytes else feature_of(hints[f.name])
+    return Features({f.name: ImageFeature() if is_image(hints[f.name]) else feature_of(hints[f.name])
                      for f in dataclasses.fields(record)})
+
+
+def is_image(annotation: object) -> bool:
+    """Whether a row record's field is an image: its PNG's bytes, or none (`bytes | None`)."""
+    return unwrap(annotation)[0] is bytes
 
 
 def kind_record(kind: Kind) -> type:
@@ -76,13 +82,14 @@ def row_schema(kind: Kind) -> dict:
     its record like the row's features: a `bytes` field is an image, IMAGE_SCHEMA."""
     record = kind_record(kind)
     fields = fields_of(record)
-    images = [name for name, hint in fields if hint is bytes]
+    images = [name for name, hint in fields if is_image(hint)]
     example = kind.config_name("n5_m4_d144")
     made_from = f" (made from the {' and '.join(kind.made_from)} kinds)" if kind.made_from else ""
     about = (f"A row of a `{kind.name}` configuration ({example} and the like): {kind.summary}{made_from}. "
-             + ("A row is an image, its questions nested. " if kind.images else "")
+             + ("A row is a question and the image it goes with (`image_id`). " if kind.images else "")
              + "".join(f"`{name}` is the PNG as an object {{bytes, path}}: its bytes are not JSON, so any value "
-                       "is allowed there (a base64 string in a JSON export). " for name in images)
+                       "is allowed there (a base64 string in a JSON export); null for a question sent without "
+                       "it or whose image another configuration of the build holds. " for name in images)
              + f"Derived from {record.__module__}.{record.__qualname__}; regenerate with `roomspace schemas`.")
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -90,10 +97,15 @@ def row_schema(kind: Kind) -> dict:
         "title": f"RoomSpace {kind.name} row",
         "description": about,
         "type": "object",
-        "properties": {name: IMAGE_SCHEMA if hint is bytes else json_schema_of(hint) for name, hint in fields},
+        "properties": {name: _image_schema(hint) if is_image(hint) else json_schema_of(hint)
+                       for name, hint in fields},
         "required": [name for name, _ in fields],
         "additionalProperties": False,
     }
+
+
+def _image_schema(annotation: object) -> dict:
+    return {"anyOf": [IMAGE_SCHEMA, {"type": "null"}]} if unwrap(annotation)[1] else IMAGE_SCHEMA
 
 
 ROW_SCHEMA = row_schema(BASE)  # base (and twin) rows'
@@ -268,9 +280,23 @@ def arrow_schema(config: str) -> pa.Schema:
 
 
 def write_parquet(table: pa.Table, path: Path) -> str:
-    """Write a table of validated rows as one Parquet file; returns its sha256."""
-    write_atomic(path, lambda target: pq.write_table(table, target, compression="zstd"))
+    """Write a table of validated rows as one Parquet file; returns its sha256. A table with images
+    keeps each PNG once in its file: in the image column's dictionary (pipeline.dataset.layout), and
+    nowhere else (no min and max statistics, which would hold two PNGs more)."""
+    images = {}
+    if IMAGE in table.schema.names:
+        images = {"dictionary_pagesize_limit": IMAGE_DICTIONARY_BYTES,
+                  "write_statistics": [c for c in _column_paths(table.schema) if c != f"{IMAGE}.bytes"]}
+    write_atomic(path, lambda target: pq.write_table(table, target, compression="zstd", **images))
     return file_sha256(path)
+
+
+def _column_paths(schema: pa.Schema) -> list[str]:
+    """The Parquet column paths of a schema's leaves ("image.bytes", "answer_set.list.element")."""
+    buffer = pa.BufferOutputStream()
+    pq.write_table(schema.empty_table(), buffer)
+    columns = pq.ParquetFile(pa.BufferReader(buffer.getvalue())).schema
+    return [columns.column(k).path for k in range(len(columns))]
 
 
 def read_rows(paths: Iterable[Path]) -> list[dict]:

@@ -13,10 +13,11 @@ south-door image with the north-facing view. Rows are told apart by `modality`:
   grid and the centres in metres agree with (pipeline.text.pictured.pair_questions, given the
   labels the image records and, for the door view, what its camera sees of each object).
 
-`vision_rows(scene, items, images)` is a pure function giving a row per image (`VisionImage`, the
-kind's RECORD, its questions `VisionItem`s in `items`, stored once per image; its Hugging Face
+`vision_rows(scene, items, images, ...)` is a pure function giving the room's questions by image
+(`VisionImage`: an image and its `VisionItem`s); `stored_rows` makes them the configuration's
+rows, a question each with its image (`VisionQuestion`, the kind's RECORD; its Hugging Face
 features, the image as `datasets.Image()` with its PNG bytes embedded, are derived in
-pipeline.dataset.rows); `vision_questions` reads them a question per row.
+pipeline.dataset.rows), each PNG stored once (pipeline.dataset.layout).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pipeline.dataset.layout import IMAGE, IMAGELESS, QUESTIONS
+from pipeline.dataset.layout import IMAGELESS
 from pipeline.dataset.rows import row_json
 from pipeline.errors import RoomspaceError
 from pipeline.render.door import south_door_sightings
@@ -35,7 +36,8 @@ from pipeline.spatial.topology import ROOM
 from pipeline.text.configs import Config
 from pipeline.text.items import Item, init_fields
 from pipeline.text.kinds import KINDS, Room
-from pipeline.text.pictured import CameraPose, Picture, Sighting, VisionItem, pair_questions, story_labels
+from pipeline.text.pictured import (AgentVisionItem, CameraPose, Picture, Sighting, VisionItem, pair_questions,
+                                    story_labels)
 from pipeline.text.prompts import AGENT_VIEW
 
 IMAGE_OF_VIEW = {"top_down": "top_down", "north_facing": "south_door"}
@@ -45,13 +47,10 @@ KIND = KINDS["vision"]
 
 @dataclass(frozen=True)
 class VisionImage:
-    """One row of a vision configuration: an image and every question asked with it or about it.
+    """An image of a vision configuration and every question asked with it or about it: how a room's
+    questions are made, before they are stored a question per row (`stored_rows`)."""
 
-    The image is stored once however many questions use it, so that a loaded vision configuration
-    grows with its images, not its questions; pipeline.dataset.layout reads it a question per row.
-    """
-
-    id: str  # <room_id>-<config>-<image_name>
+    id: str  # <room_id>-<config>-<image_name>: the image's id
     room_id: str
     room_index: int
     config: str
@@ -60,13 +59,58 @@ class VisionImage:
     items: tuple[VisionItem, ...]
 
 
-RECORD = VisionImage
+@dataclass(frozen=True)
+class VisionQuestion(VisionItem):
+    """One row of a vision configuration: a question and the image it goes with (pipeline.dataset.layout)."""
+
+    image_id: str  # the image's id (VisionImage.id), of the configuration that stores it
+    image: bytes | None  # the PNG; None for a "text" question, or where another configuration stores it
 
 
-def rows(room: Room, config: Config) -> list[VisionImage]:
-    """The room's vision rows of one base configuration: its base items with the room's renders."""
-    items = room.rows("base", config)
-    return vision_rows(room.scene, items, room_images(room, config), door_sightings(room), config.balanced) if items else []
+@dataclass(frozen=True)
+class AgentVisionQuestion(AgentVisionItem):
+    """One row of a vision_agent configuration: an agent question and the image it goes with."""
+
+    image_id: str
+    image: bytes | None
+
+
+RECORD = VisionQuestion
+STORED = {VisionItem: VisionQuestion, AgentVisionItem: AgentVisionQuestion}  # a question's record -> its row's
+
+
+def rows(room: Room, config: Config) -> list[VisionQuestion]:
+    """The room's vision rows of one base configuration: its questions, each with its image."""
+    return stored_rows(image_rows(room, config))
+
+
+def image_rows(room: Room, config: Config) -> list[VisionImage]:
+    """The room's vision questions by image: its base items with the room's renders (made once per room
+    and configuration: the vision_agent kind's rows refer to these images)."""
+    def made() -> list[VisionImage]:
+        items = room.rows("base", config)
+        if not items:
+            return []
+        return vision_rows(room.scene, items, room_images(room, config), door_sightings(room), config.balanced)
+
+    return room.shared(("vision images", config), made)
+
+
+def stored_rows(images: Sequence[VisionImage], held: Sequence[VisionImage] = ()) -> list[VisionQuestion]:
+    """The file rows of a room's images and their questions: each question with its image's id and
+    PNG, the PNG left out of a "text" question (sent without it) and out of every question of an
+    image that `held` (another configuration's images of the same room) holds byte for byte, whose
+    id those questions take instead: so no PNG is stored twice in a build (pipeline.dataset.layout)."""
+    elsewhere = {image.image: image.id for image in held}
+    out = []
+    for image in images:
+        image_id = elsewhere.get(image.image, image.id)
+        own = image.image if image_id == image.id else None
+        for question in image.items:
+            record = STORED[type(question)]
+            out.append(record(**init_fields(question, type(question)), image_id=image_id,
+                              image=None if question.modality == IMAGELESS else own))
+    return out
 
 
 def door_sightings(room: Room) -> tuple[CameraPose, Mapping[str, Sighting]]:
@@ -87,7 +131,7 @@ def room_labels(room: Room, config: Config) -> dict[str, str]:
 
 def vision_rows(scene: Scene, items: Sequence[Item], images: Mapping[str, bytes],
                 door: tuple[CameraPose, Mapping[str, Sighting]], balanced: bool = False) -> list[VisionImage]:
-    """The vision rows of one room, one per image (`VisionImage`), each with its questions:
+    """The vision questions of one room by image (`VisionImage`, an image and its questions):
     image+story questions, then the view's pair questions three ways.
 
     `items` are the room's items of one base configuration (items.room_items), `images` its
@@ -122,8 +166,7 @@ def vision_rows(scene: Scene, items: Sequence[Item], images: Mapping[str, bytes]
             for name, questions in asked.items() if questions]
 
 
-def vision_questions(rows: Sequence[VisionImage]) -> list[dict]:
-    """The questions of image rows, a dict each, with the image sent with it (None for a "text" one):
-    what pipeline.dataset.layout reads from the files."""
-    return [{**question, IMAGE: None if question["modality"] == IMAGELESS else row[IMAGE]}
-            for row in map(row_json, rows) for question in row[QUESTIONS]]
+def vision_questions(images: Sequence[VisionImage]) -> list[dict]:
+    """The questions of a room's images, a dict each, as its files hold them (`stored_rows`), each
+    with the image it is sent with ({"bytes", "path"}; None for a "text" one)."""
+    return [row_json(row) for row in stored_rows(images)]

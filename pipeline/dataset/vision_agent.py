@@ -8,7 +8,9 @@ answered by the relation the picture shows (`seen_pair_questions` of pipeline.te
 on the observer's image and on images from further stances (pipeline.text.pictured.first_person_poses,
 tried in their order) until FIRST_PERSON_IMAGES images have questions. A stance whose picture would
 carry none, or whose labels would not fit at a legible size, is not drawn. The image rows are
-`AgentImage`, the kind's RECORD, read a question per row like the vision kind's.
+`AgentImage`; the kind's rows are their questions, each with its image (`AgentVisionQuestion`, the
+kind's RECORD, stored as the vision kind's are: pipeline.dataset.vision.stored_rows), the plan's and
+the door view's PNGs left to the vision configuration, which holds the same images.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pipeline.dataset.vision import IMAGE_OF_STORY, IMAGE_OF_VIEW, VisionImage, door_sightings, room_images, room_labels
+from pipeline.dataset.vision import (IMAGE_OF_STORY, IMAGE_OF_VIEW, AgentVisionQuestion, VisionImage, door_sightings,
+                                     image_rows, room_images, room_labels, stored_rows)
 from pipeline.errors import RoomspaceError
 from pipeline.render.door import CrowdedPicture, pose_view, view_png
 from pipeline.render.png import image_labels
@@ -50,10 +53,10 @@ class FirstPerson:
     picture: Picture
 
 
-RECORD = AgentImage
+RECORD = AgentVisionQuestion
 
 
-def rows(room: Room, config: Config) -> list[AgentImage]:
+def rows(room: Room, config: Config) -> list[AgentVisionQuestion]:
     """The room's vision_agent rows of one base configuration: its agent rows with the vision kind's
     renders, and first-person renders from the egocentric stories' observer and further stances."""
     agent_rows = room.rows("agent", config)
@@ -80,7 +83,8 @@ def rows(room: Room, config: Config) -> list[AgentImage]:
             continue
         views.append(FirstPerson(pose, png, Picture(name, image_labels(png) or {}, view.camera, view.sightings)))
     door = door_sightings(room)
-    return agent_vision_rows(scene, agent_rows, room_images(room, config), door[0], views, config.balanced)
+    return stored_rows(agent_vision_rows(scene, agent_rows, room_images(room, config), door[0], views, config.balanced),
+                       held=image_rows(room, config))
 
 
 def agent_vision_rows(scene: Scene, rows: Sequence[AgentItem], images: Mapping[str, bytes], door: CameraPose,

@@ -43,7 +43,7 @@ class Kind:
     summary: str  # what its rows are, in a few words: `build --help`
     option: str | None  # the build option asking for it (`--twins CONFIGS`); None: base, or made from `made_from`
     made_from: tuple[str, ...] = ()  # a kind made for every base that has all of these kinds, in the first's order
-    images: bool = False  # a file row is an image with its questions nested (read a question per row)
+    images: bool = False  # its questions carry images (pipeline.dataset.layout: each PNG stored once)
     compared: Comparison | None = None
     harness: tuple[str, ...] = ("lm_eval", "inspect")  # the harness tasks that read it
     balanced: bool = False  # its questions have a balanced counterpart, <config>_balanced (`build --balanced`)
@@ -67,7 +67,7 @@ KINDS = {kind.name: kind for kind in (
     Kind("base", "", "pipeline.text.items", "the paper's items: a story and FR and YN questions per setting and view",
          None, balanced=True),
     Kind("vision", "vision_", "pipeline.dataset.vision",
-         "multimodal rows, with rendered images embedded (about 0.5 MB per room each)",
+         "multimodal rows, each question with its rendered image (each PNG stored once: about 20 KB per room)",
          "--vision", images=True, balanced=True, compared=_with_image("base"),
          harness=("lmms_eval", "inspect")),
     Kind("twin", "twin_", "pipeline.text.twins",

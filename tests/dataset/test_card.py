@@ -120,8 +120,8 @@ def test_the_vision_statistics_count_pair_questions_per_view_and_answer(with_vis
                                                           "true_relation"]) if r["modality"] == "image"]
     assert pairs
     rooms = len({r["room_id"] for r in pairs})
-    files = sum(split["num_examples"] for split in infos(card)[f"vision_{BASE}"]["splits"])
-    assert f"questions, in {files} file rows (one per image)" in card.text
+    images = len({r["image_id"] for r in rows.rows([f"vision_{BASE}"], ["image_id"])})
+    assert f"questions, about {images} images (each stored once)" in card.text
     assert f"pair questions (each asked as image, text, image+text): rooms with any: {rooms} of 2;" in card.text
     for view, image in (("top_down", "top_down"), ("north_facing", "south_door")):
         asked = Counter((r["question_type"], r["answer"]) for r in pairs if r["view"] == view)

@@ -3,21 +3,21 @@ answers; pair questions, asked as image, text and image+text, answer what the sc
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
 from collections import Counter, defaultdict
 
 import numpy as np
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from datasets import Dataset
 from handmade import room, thing
 from PIL import Image
 
-from pipeline.dataset.rows import check_row, features_of_config, row_json
+from pipeline.dataset.rows import check_row, features_of_config, records_table, row_json, write_parquet
 from pipeline.dataset.layout import questions
-from pipeline.dataset.vision import vision_questions, vision_rows
+from pipeline.dataset.vision import stored_rows, vision_questions, vision_rows
 from pipeline.errors import RoomspaceError
 from pipeline.render.door import south_door_sightings
 from pipeline.render.job import offline_images
@@ -123,28 +123,48 @@ def test_yes_and_no_are_balanced_per_view(made):
         assert Counter(r["answer"] for r in yn) == {"Yes": PAIRS_PER_VIEW // 2, "No": PAIRS_PER_VIEW // 2}
 
 
-def test_a_row_per_image_read_back_a_question_per_row(made, tmp_path):
+def test_a_question_per_row_each_png_stored_once(made, tmp_path):
     scene, house, items, images, asked = made
-    rows = [row_json(row) for row in vision_rows(scene, items, images, south_door_sightings(scene, house))]
-    assert [(r["id"], r["image_name"], r["room_index"]) for r in rows] == [
-        (f"{scene.room_id}-vision_n5_m4_d144-{name}", name, scene.index) for name in ("top_down", "south_door")]
-    assert [r["image"]["bytes"] for r in rows] == [images["top_down"], images["south_door"]]
-    assert sum(len(r["items"]) for r in rows) == len(asked)
+    by_image = vision_rows(scene, items, images, south_door_sightings(scene, house))
+    ids = {name: f"{scene.room_id}-vision_n5_m4_d144-{name}" for name in ("top_down", "south_door")}
+    assert [(i.id, i.image_name, i.image) for i in by_image] == [(ids[name], name, images[name]) for name in ids]
+    stored = stored_rows(by_image)
+    assert [row_json(row) for row in stored] == asked and len(asked) == sum(len(i.items) for i in by_image)
+    for row in asked:  # every question names its image, and carries it unless it is asked without it
+        assert row["image_id"] == ids[row["image_name"]]
+        png = {"bytes": images[row["image_name"]], "path": f"{scene.room_id}/{row['image_name']}.png"}
+        assert row["image"] == (None if row["modality"] == "text" else png)
     path = tmp_path / "vision.parquet"
-    pq.write_table(pa.Table.from_pylist(rows, schema=features_of_config("vision_n5_m4_d144").arrow_schema), path)
+    write_parquet(records_table(stored, "vision_n5_m4_d144"), path)
     (read,) = questions(pq.ParquetFile(path))
-    assert read.to_pylist() == asked  # a question each, the image with it (none for a text question)
-    assert [t.to_pylist() for t in questions(pq.ParquetFile(path), ["id", "image"], file_rows=1)] == [
-        [{"id": q["id"], "image": q["image"]} for q in asked if q["image_name"] == name] for name in ("top_down", "south_door")]
+    assert read.to_pylist() == asked
+    # each PNG once in the file: the image column holds the two PNGs and an index per question
+    group = pq.ParquetFile(path).metadata.row_group(0)
+    chunk = next(group.column(k) for k in range(group.num_columns) if group.column(k).path_in_schema == "image.bytes")
+    assert chunk.total_uncompressed_size < len(images["top_down"]) + len(images["south_door"]) + 8 * len(asked) + 200
 
     loaded = Dataset.from_parquet(str(path), cache_dir=str(tmp_path / "cache"))  # as load_dataset reads a config
-    assert loaded.features == features_of_config("vision_n5_m4_d144") and len(loaded) == len(rows)
-    for k, name in enumerate(("top_down", "south_door")):
-        image = loaded[k]["image"]  # decoded by datasets.Image()
-        original = Image.open(io.BytesIO(images[name]))
-        assert isinstance(image, Image.Image) and image.size == original.size
-        assert np.array_equal(np.asarray(image.convert("RGB")), np.asarray(original.convert("RGB")))
-        assert loaded[k]["items"] == rows[k]["items"]
+    assert loaded.features == features_of_config("vision_n5_m4_d144") and len(loaded) == len(asked)
+    for row, question in zip(loaded, asked):
+        if question["image"] is None:
+            assert row["image"] is None
+            continue
+        original = Image.open(io.BytesIO(question["image"]["bytes"]))
+        assert isinstance(row["image"], Image.Image)  # decoded by datasets.Image()
+        assert np.array_equal(np.asarray(row["image"].convert("RGB")), np.asarray(original.convert("RGB")))
+
+
+def test_an_image_another_configuration_holds_is_referred_to_not_stored(made):
+    scene, house, items, images, _ = made
+    by_image = vision_rows(scene, items, images, south_door_sightings(scene, house))
+    top_down, south_door = by_image
+    other = dataclasses.replace(top_down, id="elsewhere-top_down")  # the same PNG, held by another configuration
+    rows = stored_rows(by_image, held=[other, dataclasses.replace(south_door, image=b"another PNG")])
+    for row in rows:
+        if row.image_name == "top_down":
+            assert row.image_id == "elsewhere-top_down" and row.image is None
+        else:  # a PNG held elsewhere only if byte for byte the same
+            assert row.image_id == south_door.id and (row.image is None) == (row.modality == "text")
 
 
 def test_repeated_types_are_numbered_so_every_pair_can_be_asked():

@@ -27,8 +27,8 @@ def test_every_kind_has_a_module_with_its_record_and_rows(kind):
     assert dataclasses.is_dataclass(module.RECORD) and callable(module.rows)
     assert all(other in KINDS for other in kind.made_from)
     assert kind.compared is None or kind.compared.other in KINDS
-    if kind.images:  # its file rows nest their questions: pipeline.dataset.layout reads them a question per row
-        assert "items" in {f.name for f in dataclasses.fields(module.RECORD)}
+    if kind.images:  # a question per row with the image it goes with (pipeline.dataset.layout)
+        assert {"image", "image_id"} <= {f.name for f in dataclasses.fields(module.RECORD)}
 
 
 def test_the_longest_prefix_decides_and_bad_names_are_one_line_errors():

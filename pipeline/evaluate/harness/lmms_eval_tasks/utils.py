@@ -2,10 +2,11 @@
 path, the module next to the YAML).
 
 The rows come from `datasets.load_dataset(dataset_path, name=dataset_name)`, as lmms-eval loads
-every task's data: a vision configuration's rows are images, each with its questions in `items`,
-which `process_docs` turns into a doc per question (`questions`, pipeline.dataset.layout's
-reading). The question type is kept, and an answer scored, by the same hooks the
-lm-evaluation-harness tasks use (pipeline.evaluate.harness.lm_eval_tasks.utils), so an answer is
+every task's data: a question per row with its image (pipeline.dataset.layout). A question whose
+image another configuration of the same rows holds (a vision_agent question on the plan or the
+door view: the vision configuration stores those images) gets it from there (`questions`), read
+from the rows that `dataset_path` names in the settings file beside this one. The question type is
+kept, and an answer scored, by the same hooks the lm-evaluation-harness tasks use (pipeline.evaluate.harness.lm_eval_tasks.utils), so an answer is
 judged exactly as `roomspace score` judges it: the first generation, 1.0 right, 0.0 wrong or
 unparseable.
 """
@@ -14,29 +15,58 @@ from __future__ import annotations
 
 import io
 
-from pipeline.dataset.layout import table_questions
+import re
+from pathlib import Path
+
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from pipeline.dataset.layout import IMAGE, IMAGE_ID, IMAGELESS, held_images, with_held_images
+from pipeline.errors import RoomspaceError
 from pipeline.evaluate.harness.lm_eval_tasks import utils as text_tasks
+from pipeline.evaluate.rows import open_rows
 from pipeline.evaluate.harness.lm_eval_tasks.utils import process_results
 
 __all__ = ["doc_to_text", "doc_to_visual", "fr_items", "process_results", "yn_items"]
-FILE_ROWS_AT_ONCE = 8  # images exploded together into their questions
+SETTINGS = Path(__file__).with_name("_roomspace_vision_common.yaml")  # names the rows: its dataset_path
+ROWS_AT_ONCE = 64  # questions given their held images together
 
 
 def questions(dataset):
-    """A vision configuration's rows (an image each, its questions in `items`) as a doc per
-    question, with its image ({"bytes", "path"}; None for a question asked without it)."""
-    return dataset.with_format("arrow").map(table_questions, batched=True, batch_size=FILE_ROWS_AT_ONCE,
-                                             remove_columns=dataset.column_names).with_format(None)
+    """A configuration's questions, each with the image it is sent with ({"bytes", "path"}; None for a
+    question asked without it): an image another configuration holds is read from there."""
+    table = dataset.with_format("arrow")[:]
+    missing = pc.and_(pc.is_null(table[IMAGE]), pc.not_equal(table["modality"], IMAGELESS))
+    wanted = set(pc.filter(table[IMAGE_ID], missing).to_pylist())
+    if not wanted:
+        return dataset
+    held = held_elsewhere(table["config"][0].as_py(), wanted)
+    return dataset.with_format("arrow").map(lambda batch: with_held_images(batch, held), batched=True,
+                                             batch_size=ROWS_AT_ONCE).with_format(None)
+
+
+def held_elsewhere(config: str, wanted: set[str]) -> dict[str, dict]:
+    """{image id: image} of the `wanted` images that other configurations of the rows hold."""
+    found = re.search(r"^dataset_path: *(\S+)", SETTINGS.read_text(encoding="utf-8"), re.MULTILINE)
+    rows = open_rows(found.group(1) if found else "")
+    held: dict[str, dict] = {}
+    for other in rows.image_holders(config):
+        for path in rows.files[other]:
+            held.update(held_images(pq.ParquetFile(path), wanted))
+    if not wanted <= set(held):
+        raise RoomspaceError(f"{config}: images {sorted(wanted - set(held))[:3]} are held by no configuration of "
+                             f"{rows.location}")
+    return held
 
 
 def yn_items(dataset):
     """`process_docs` of the YN tasks: the YN questions, a doc each."""
-    return text_tasks.yn_items(questions(dataset))
+    return questions(text_tasks.yn_items(dataset))
 
 
 def fr_items(dataset):
     """`process_docs` of the FR tasks: the FR questions, a doc each."""
-    return text_tasks.fr_items(questions(dataset))
+    return questions(text_tasks.fr_items(dataset))
 
 
 def doc_to_visual(doc: dict) -> list:
