@@ -46,6 +46,7 @@ class Kind:
     images: bool = False  # its questions carry images (pipeline.dataset.layout: each PNG stored once)
     compared: Comparison | None = None
     harness: tuple[str, ...] = ("lm_eval", "inspect")  # the harness tasks that read it
+    questions: tuple[str, ...] = ("YN", "FR")  # the question types its rows ask: a harness task each
     balanced: bool = False  # its questions have a balanced counterpart, <config>_balanced (`build --balanced`)
 
     def config_name(self, base: Config | str) -> str:
@@ -81,13 +82,14 @@ KINDS = {kind.name: kind for kind in (
          compared=_with_image("agent"), harness=("lmms_eval", "inspect")),
     Kind("map", "map_", "pipeline.text.maps",
          "the paper's stories, each asking for a map of the room: any map on which every stated fact holds is right",
-         "--maps", harness=()),
+         "--maps", questions=("MAP",)),
     Kind("twin_map", "twin_map_", "pipeline.text.twin_maps", "those map questions told in invented words", None,
-         made_from=("map", "twin"), compared=Comparison("twin", "map", ("original", "twin"), True), harness=()),
+         made_from=("map", "twin"), compared=Comparison("twin", "map", ("original", "twin"), True),
+         questions=("MAP",)),
     Kind("composition", "composition_", "pipeline.text.composition",
          "RCC-8 and direction compositions and conceptual neighbourhoods (the tables, in the first room) and "
          "compositions of each room's footprint relations, each under the calculus's names and invented ones",
-         "--compositions"),
+         "--compositions", questions=("FR",)),
 )}
 BASE = KINDS["base"]
 

@@ -1,7 +1,8 @@
 """RoomSpace as an inspect_ai task (pipeline/evaluate/harness/inspect_tasks.py), offline: inspect's mock
-model answers every kind of configuration with a known mixture of right, wrong, unparseable and
-truncated answers, and inspect's YN accuracy and FR exact match equal what `roomspace score` gives
-for the same answers."""
+model answers every configuration of every kind of the registry, paper and balanced (one small
+build of them all, every_kind.py) with a known mixture of right, wrong, unparseable and truncated
+answers, and inspect's YN accuracy and FR exact match equal what `roomspace score` gives for the
+same answers."""
 
 import base64
 import json
@@ -10,24 +11,25 @@ import zlib
 from pathlib import Path
 
 import pytest
-from conftest import SCENE_SEED
+from every_kind import BASE, every_kind
 from loopback import LoopbackChat, completion
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessageUser, ContentImage, ContentText, ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import CORRECT, INCORRECT, NOANSWER
 
-from pipeline.dataset.build import BuildPlan, build
 from pipeline.errors import RoomspaceError
-from pipeline.evaluate.harness.inspect_tasks import log_predictions, main, roomspace
+from pipeline.evaluate.harness.inspect_tasks import MEASURE, log_predictions, main, roomspace
 from pipeline.evaluate.report import evaluate
+from pipeline.evaluate.score import ScoreRow, score_item
 from pipeline.evaluate.rows import open_rows
 from pipeline.evaluate.sample import ordered_ids
 from pipeline.spatial.relations import DIRECTIONS, relation_words
-from pipeline.text.configs import parse_configs
+from pipeline.text.configs import Config
+from pipeline.text.kinds import KINDS as CONFIGURATION_KINDS
+from pipeline.text.kinds import kind_of
 from roomspace.inspect_tasks import TASK_NAME
 
-BASE = "n3_m2_d81"
 TWIN, VISION = f"twin_{BASE}", f"vision_{BASE}"
 KINDS = ("right", "wrong", "unparseable", "truncated", "reasoned")  # what the mock model answers, by item id
 DATA_URI = "data:image/png;base64,"
@@ -37,13 +39,14 @@ SYSTEM = "mock"  # the predictions file's stem: the system's name in the report
 pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")
 
 
+# every configuration of the build that inspect reads: each kind's, paper and balanced
+EVERY_CONFIG = [kind.config_name(base) for kind in CONFIGURATION_KINDS.values() if "inspect" in kind.harness
+                for base in (Config.parse(BASE), *[Config.parse(BASE).as_balanced()] * kind.balanced)]
+
+
 @pytest.fixture(scope="module")
 def small(scenes, tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("inspect") / "roomspace-inspect"
-    configs = parse_configs(BASE)
-    build(BuildPlan.asked("roomspace-inspect", SCENE_SEED, 2, configs, {"vision": configs, "twin": configs}), scenes, out,
-          workers=1, progress=False)
-    return out
+    return every_kind(scenes, tmp_path_factory)
 
 
 def kind(item_id: str) -> str:
@@ -54,14 +57,20 @@ def answer(item_id: str, metadata: dict) -> ModelOutput:
     """The mock model's answer to an item: right, wrong, unparseable, cut at the token limit (the
     right text, which must not count), or right after some reasoning and in the view's words."""
     truth = metadata["answer_set"]
-    if metadata["question_type"] == "YN":
+    if metadata["question_type"] == "MAP":  # the witness map, and it turned half round (its directions reversed)
+        lines = metadata["answer"].splitlines()
+        right = worded = "Answer:\n" + metadata["answer"]
+        wrong = "Answer:\n" + "\n".join(" ".join(reversed(line.split())) for line in reversed(lines))
+    elif metadata["question_type"] == "YN":
         right = "Yes" if metadata["candidate"] in truth else "No"
         wrong = "No" if right == "Yes" else "Yes"
         worded = right
-    else:
-        right = ", ".join(truth)
-        wrong = ", ".join(truth[:-1]) if len(truth) > 1 else next(c for c in DIRECTIONS if c != truth[0])
-        worded = ", ".join(relation_words(code, metadata["view"], "label") for code in truth)
+    else:  # FR: in the row's own names where it has them (composition rows), else in relation codes
+        names = dict(zip(metadata["option_codes"], metadata["options"])) if metadata.get("option_codes") else {}
+        right = ", ".join(names.get(code, code) for code in truth)
+        other = next(code for code in (names or DIRECTIONS) if code != truth[0])
+        wrong = ", ".join(names.get(code, code) for code in (truth[:-1] if len(truth) > 1 else [other]))
+        worded = right if names else ", ".join(relation_words(code, metadata["view"], "label") for code in truth)
     text, stop = {"right": (right, "stop"), "wrong": (wrong, "stop"),
                   "unparseable": ("Perhaps; it is hard to say.", "stop"),
                   "truncated": (right, "max_tokens"),
@@ -109,7 +118,7 @@ def run(task, log_dir: Path):
     return log, mock
 
 
-@pytest.mark.parametrize("config", [BASE, TWIN, VISION])
+@pytest.mark.parametrize("config", EVERY_CONFIG)
 def test_inspect_scores_equal_roomspace_score_for_the_same_answers(small, config, tmp_path):
     task = roomspace(source=str(small), config=config)
     rows = {row["id"]: row for row in open_rows(small).rows([config])}
@@ -124,10 +133,14 @@ def test_inspect_scores_equal_roomspace_score_for_the_same_answers(small, config
         score = sample.scores["roomspace_scorer"]
         assert set(sample.metadata) >= {"question_type", "answer_set", "candidate", "options", "view", "config",
                                         "setting"}
-        assert not set(sample.metadata) & {"prompt", "story", "image", "facts"}
+        assert not set(sample.metadata) & {"prompt", "story", "image"}
+        assert ("facts" in sample.metadata) == (sample.metadata["question_type"] == "MAP")  # what a map is judged on
         assert sample.metadata["config"] == config
         expected = {"right": CORRECT, "reasoned": CORRECT, "wrong": INCORRECT, "unparseable": NOANSWER,
                     "truncated": NOANSWER}[kinds[item_id]]
+        if sample.metadata["question_type"] == "MAP" and kinds[item_id] == "wrong":  # a map may keep its facts turned
+            expected = CORRECT if score_item(ScoreRow.of({**sample.metadata, "id": item_id}),
+                                             sample.output.completion).correct[0, 0] else INCORRECT
         assert score.value == expected, (item_id, kinds[item_id], sample.output.completion, score.explanation)
         assert score.metadata["truncated"] == (kinds[item_id] == "truncated")
         if kinds[item_id] == "unparseable":
@@ -143,15 +156,15 @@ def test_inspect_scores_equal_roomspace_score_for_the_same_answers(small, config
     (group,) = evaluate(str(small), config, [predictions], []).groups
     reference = group.overall.systems[SYSTEM]
     metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
-    assert metrics["yn_accuracy"] == pytest.approx(reference.yn_accuracy.value, abs=1e-12)
-    assert metrics["fr_exact"] == pytest.approx(reference.fr_exact.value, abs=1e-12)
-    assert 0 < metrics["yn_accuracy"] < 1 and 0 < metrics["fr_exact"] < 1  # a mixture, not a constant
+    for measure in (MEASURE[question_type] for question_type in kind_of(config).questions):
+        assert metrics[measure] == pytest.approx(getattr(reference, measure).value, abs=1e-12)
+        assert 0 < metrics[measure] < 1  # a mixture, not a constant
     statuses = [sample.scores["roomspace_scorer"].metadata["status"] for sample in samples.values()]
     assert statuses.count("unparseable") == reference.unparseable > 0
     assert statuses.count("truncated") == reference.truncated > 0
     correct = sum(kinds[i] in ("right", "reasoned") for i in rows)
     assert metrics["accuracy"] == pytest.approx(correct / len(rows), abs=1e-12)
-    assert {"stderr", "yn_accuracy_stderr", "fr_exact_stderr"} <= set(metrics)
+    assert {"stderr", *(f"{MEASURE[q]}_stderr" for q in kind_of(config).questions)} <= set(metrics)
 
     # vision items carry their row's image, before the text, and the model receives exactly that
     for sample in task.dataset:

@@ -1,10 +1,11 @@
 """The lmms-eval tasks (pipeline/evaluate/harness/lmms_eval_tasks) score as `roomspace score` does.
 
-lmms-eval itself is not installed (too heavy): the YAMLs are parsed with a loader that records
-`!function` tags, and the hooks are called as lmms-eval 0.7.3 calls them: rows from
-`datasets.load_dataset(dataset_path, name=dataset_name)[test_split]`, `process_docs` on them,
-`doc_to_visual` / `doc_to_text` on a row with its image, `process_results(doc, [answer])` on the
-row without it; the mean of each task's metric must equal the project's report for the same answers.
+lmms-eval itself is not installed here (too heavy: `make test-vlm-harness` runs it for real): the
+YAMLs, generated for a build of every kind with images of the registry (every_kind.py), are parsed
+with a loader that records `!function` tags, and the hooks are called as lmms-eval 0.7.3 calls them:
+rows from `datasets.load_dataset(dataset_path, name=dataset_name)[test_split]`, `process_docs` on
+them, `doc_to_visual` / `doc_to_text` on a row with its image, `process_results(doc, [answer])` on
+the row without it; the mean of each task's metric must equal the project's report for the same answers.
 """
 
 import importlib.util
@@ -16,19 +17,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from conftest import SCENE_SEED
+from every_kind import BASE, every_kind, read_by
 
-from pipeline.dataset.build import BuildPlan, build
 from pipeline.evaluate.harness.lmms_eval_tasks import PLACEHOLDER, TASKS_DIR, write_tasks
+from pipeline.evaluate.harness.tasks import LMMS_EVAL, PACKAGED_CONFIGS, family, task_name
 from pipeline.evaluate.report import evaluate
-from pipeline.text.configs import parse_configs
+from pipeline.text.kinds import kind_of
 
 datasets = pytest.importorskip("datasets")  # the `harness` extra
 from PIL import Image  # noqa: E402
 
-CONFIG = "vision_n5_m4_d81"  # built here; the YAMLs name vision_n5_m4_d144, swapped by `dataset_name`
-TASKS = {"YN": "roomspace_vision_n5_m4_d144_yn", "FR": "roomspace_vision_n5_m4_d144_fr"}
-GROUP = "roomspace_vision_n5_m4_d144"
 METRIC = {"YN": "yn_accuracy", "FR": "fr_exact"}
 SYSTEM = "stub"
 
@@ -85,10 +83,13 @@ def right_wrong_or_unparseable(row: dict) -> str:
 
 @pytest.fixture(scope="module")
 def built(scenes, tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("lmms-eval") / "roomspace-lmms"
-    build(BuildPlan.asked("roomspace-lmms", SCENE_SEED, 2, parse_configs("n5_m4_d81"), {"vision": parse_configs("n5_m4_d81")}),
-          scenes, out, workers=1, progress=False)
-    return out
+    return every_kind(scenes, tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def configs(built) -> list[str]:
+    """The build's configurations lmms-eval reads: every kind with images, paper and balanced."""
+    return read_by(built, "lmms_eval")
 
 
 @pytest.fixture(scope="module")
@@ -118,71 +119,76 @@ def test_every_yaml_parses_and_names_hooks_that_exist():
     for target in targets:
         assert callable(hook(utils, target)), target
     named = {config["task"]: config for config in configs.values() if "task" in config and "group" not in config}
-    assert set(named) == set(TASKS.values())
-    for question_type, task in TASKS.items():
+    expected = {task_name(name, q): (name, q) for name in LMMS_EVAL.names(PACKAGED_CONFIGS)
+                for q in kind_of(name).questions}
+    assert set(named) == set(expected) and expected
+    for task, (name, question_type) in expected.items():
         config = named[task]
-        assert config["dataset_path"] == PLACEHOLDER and config["dataset_name"] == "vision_n5_m4_d144"
+        assert config["dataset_path"] == PLACEHOLDER and config["dataset_name"] == name
         assert config["output_type"] == "generate_until" and config["test_split"] == "test"
         assert config["generation_kwargs"]["until"] == []  # lmms-eval's default would stop at a blank line
         assert [m["metric"] for m in config["metric_list"]] == [METRIC[question_type]]
-    (group,) = [config for config in configs.values() if "group" in config]
-    assert group["group"] == GROUP and group["task"] == list(TASKS.values())
+        pooled = configs[f"{family(name)}_{question_type.lower()}.yaml"]
+        assert task in pooled["task"] and pooled["aggregate_metric_list"][0]["weight_by_size"] is True
 
 
-def test_write_tasks_fills_in_the_location(built, tasks):
-    for path in TASKS_DIR.glob("*.yaml"):
-        config = read_yaml(tasks / path.name)
-        if "task" in config and "group" not in config:
-            assert config["dataset_path"] == str(built.resolve())
+def test_write_tasks_fills_in_the_location(built, tasks, configs):
+    written = {path.name: read_yaml(path) for path in tasks.glob("*.yaml")}
+    named = {config["task"]: config for config in written.values() if "task" in config and "group" not in config}
+    assert set(named) == {task_name(name, q) for name in configs for q in kind_of(name).questions}
+    assert {config["dataset_path"] for config in named.values()} == {str(built.resolve())}
     assert (tasks / "utils.py").read_text() == (TASKS_DIR / "utils.py").read_text()
 
 
-def test_the_hooks_score_as_roomspace_score_does(built, tasks, tmp_path):
+def test_the_hooks_score_as_roomspace_score_does(built, tasks, configs, tmp_path):
     utils = load_utils(tasks)
-    predictions = tmp_path / f"{SYSTEM}.jsonl"
-    means = {}
-    with predictions.open("w", encoding="utf-8") as file:
-        for question_type, task in TASKS.items():
-            config = read_yaml(tasks / f"{task}.yaml")
-            kwargs = config.get("dataset_kwargs") or {}
-            dataset = datasets.load_dataset(path=config["dataset_path"], name=CONFIG, **kwargs)
-            docs = hook(utils, config["process_docs"])(dataset[config["test_split"]])
-            no_image = docs.remove_columns("image")  # lmms-eval's docs for process_results
-            assert len(docs) > 0 and set(docs["question_type"]) == {question_type}
-            specific = config["lmms_eval_specific_kwargs"]["default"]
-            scores = []
-            for k, doc in enumerate(docs):
-                visuals = hook(utils, config["doc_to_visual"])(doc)
-                if doc["modality"] == "text":  # a pair question asked with the centres in words only
-                    assert visuals == [] and doc["image"] is None
-                else:
-                    (image,) = visuals
-                    assert isinstance(image, Image.Image) and image.mode == "RGB"
-                assert hook(utils, config["doc_to_text"])(doc, specific) == doc["prompt"]
-                assert hook(utils, config["doc_to_text"])(doc) == doc["prompt"]
-                answer = right_wrong_or_unparseable(doc)
-                file.write(json.dumps({"id": doc["id"], "prediction": answer}) + "\n")
-                result = hook(utils, config["process_results"])(no_image[k], [answer])
-                assert set(result) == {METRIC[question_type]}
-                scores.append(result[METRIC[question_type]])
-            assert {0.0, 1.0} == set(scores)
-            means[question_type] = float(np.mean(scores))
-    (group,) = evaluate(str(built), CONFIG, [predictions], []).groups
-    project = group.overall.systems[SYSTEM]
-    assert project.unparseable > 0
-    for question_type, mean in means.items():
-        ours = getattr(project, METRIC[question_type]).value
-        print(f"{TASKS[question_type]} on {CONFIG}: hooks {METRIC[question_type]} = {mean!r}, roomspace score = {ours!r}")
-        assert 0 < ours < 1 and mean == pytest.approx(ours, abs=1e-12)
+    for name in configs:
+        predictions = tmp_path / name / f"{SYSTEM}.jsonl"
+        predictions.parent.mkdir()
+        means = {}
+        with predictions.open("w", encoding="utf-8") as file:
+            for question_type in kind_of(name).questions:
+                config = read_yaml(tasks / f"{task_name(name, question_type)}.yaml")
+                kwargs = config.get("dataset_kwargs") or {}
+                dataset = datasets.load_dataset(path=config["dataset_path"], name=config["dataset_name"], **kwargs)
+                docs = hook(utils, config["process_docs"])(dataset[config["test_split"]])
+                no_image = docs.remove_columns("image")  # lmms-eval's docs for process_results
+                assert len(docs) > 0 and set(docs["question_type"]) == {question_type}
+                specific = config["lmms_eval_specific_kwargs"]["default"]
+                scores = []
+                for k, doc in enumerate(docs):
+                    visuals = hook(utils, config["doc_to_visual"])(doc)
+                    if doc["modality"] == "text":  # a pair question asked with the centres in words only
+                        assert visuals == [] and doc["image"] is None
+                    else:
+                        (image,) = visuals
+                        assert isinstance(image, Image.Image) and image.mode == "RGB"
+                    assert hook(utils, config["doc_to_text"])(doc, specific) == doc["prompt"]
+                    assert hook(utils, config["doc_to_text"])(doc) == doc["prompt"]
+                    answer = right_wrong_or_unparseable(doc)
+                    file.write(json.dumps({"id": doc["id"], "prediction": answer}) + "\n")
+                    result = hook(utils, config["process_results"])(no_image[k], [answer])
+                    assert set(result) == {METRIC[question_type]}
+                    scores.append(result[METRIC[question_type]])
+                assert {0.0, 1.0} == set(scores)
+                means[question_type] = float(np.mean(scores))
+        (group,) = evaluate(str(built), name, [predictions], []).groups
+        project = group.overall.systems[SYSTEM]
+        assert project.unparseable > 0
+        for question_type, mean in means.items():
+            ours = getattr(project, METRIC[question_type]).value
+            print(f"{task_name(name, question_type)}: hooks {METRIC[question_type]} = {mean!r}, roomspace score = {ours!r}")
+            assert 0 < ours < 1 and mean == pytest.approx(ours, abs=1e-12)
 
 
 def test_doc_to_visual_gives_the_rows_image(built, tasks):
     import pyarrow.parquet as pq
 
     utils = load_utils(tasks)
-    (shard, *_) = sorted((built / "data" / CONFIG).glob("*.parquet"))
+    config = f"vision_{BASE}"
+    (shard, *_) = sorted((built / "data" / config).glob("*.parquet"))
     raw = pq.read_table(shard, columns=["id", "image"]).to_pylist()  # image: {"bytes", "path"}
-    loaded = {doc["id"]: doc for doc in datasets.load_dataset(str(built), name=CONFIG)["test"]}
+    loaded = {doc["id"]: doc for doc in datasets.load_dataset(str(built), name=config)["test"]}
     for row in [r for r in raw if r["image"] is not None][:6]:
         expected = np.asarray(Image.open(io.BytesIO(row["image"]["bytes"])).convert("RGB"))
         (from_parquet,) = utils.doc_to_visual(row)  # a raw Parquet row

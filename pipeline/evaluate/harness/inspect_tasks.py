@@ -3,7 +3,7 @@
 From the command line (the package's `inspect_ai` entry point makes the task known to inspect):
 
     inspect eval roomspace/roomspace --model PROVIDER/MODEL -T source=SOURCE [-T config=n5_m4_d144]
-        [-T question_type=YN|FR] [-T limit=N -T seed=S] [-T limit_rooms=N] [-T style=paper] [-T split=validation]
+        [-T question_type=YN|FR|MAP] [-T limit=N -T seed=S] [-T limit_rooms=N] [-T style=paper] [-T split=validation]
 
 and from Python: `inspect_ai.eval(roomspace(source=SOURCE, config="n5_m4_d144"), model=...)` with this
 module's `roomspace`, or
@@ -17,7 +17,7 @@ module's `roomspace`, or
   works: a base or `twin_*` row is sent as one user message holding its `prompt` column; a
   `vision_*` row as one user message holding its image (a PNG data URI) and then that text, as
   `pipeline.evaluate.prompts.Prompt.messages` sends it to an OpenAI-compatible endpoint.
-* `question_type` keeps only YN or only FR items; `limit` and `seed` keep the sample `roomspace
+* `question_type` keeps only YN, FR or MAP items; `limit` and `seed` keep the sample `roomspace
   run-model --limit N --seed S` asks of the same configurations (pipeline.evaluate.sample; seed 0
   by default); `limit_rooms` keeps the items of each configuration's first N rooms (whole rooms);
   `style` is the prompt style (`paper`: the story-only prompt of the published evaluation);
@@ -29,7 +29,9 @@ module's `roomspace`, or
 Sample ids are the row ids. A sample's metadata is what scoring reads of its row (the fields of
 `pipeline.evaluate.score.ScoreRow`: question_type, answer_set, candidate, options, view, config,
 setting, room_id, n, m, d, hops, ...), never its story, prompt or image, plus `measure`, the
-metric the item counts toward: `yn_accuracy` for a YN item, `fr_exact` for an FR item.
+metric the item counts toward: `yn_accuracy` for a YN item, `fr_exact` for an FR item,
+`map_consistent` for a map (right when every fact its story states holds on it; the share that
+holds is the score's `map_facts` metadata).
 
 The scorer hands the answer text to `pipeline.evaluate.score.score_item`, the code `roomspace
 score` runs on a predictions file, so the two agree item by item: a YN item is right when its
@@ -38,8 +40,8 @@ exactly the answer set. An answer that does not parse scores 0 (value N, reason
 `invalid_response_format`, the parser's problem in the explanation); an answer cut at the token
 limit (inspect's stop_reason `max_tokens`, what `run-model` marks `"truncated": true`) scores 0
 unparsed (value N, reason `max_tokens`, `truncated: true` in the score's metadata). Metrics:
-`accuracy` and `stderr` over every item, and per question type `yn_accuracy` (YN accuracy) and
-`fr_exact` (FR exact match) with their `yn_accuracy_stderr` and `fr_exact_stderr`.
+`accuracy` and `stderr` over every item, and per question type `yn_accuracy` (YN accuracy),
+`fr_exact` (FR exact match) and `map_consistent` (maps consistent), each with its `..._stderr`.
 
 An inspect log's answers become a `roomspace score` predictions file (for its breakdowns, intervals
 and paired gaps) with `log_predictions`, or from the shell:
@@ -69,11 +71,13 @@ from pipeline.evaluate.prompts import make_prompt, png_data_uri, prompt_columns
 from pipeline.evaluate.rows import BenchmarkRows, open_rows
 from pipeline.evaluate.sample import Sample as RoomspaceSample
 from pipeline.evaluate.sample import ordered_ids
-from pipeline.evaluate.score import BIT, SCORE_COLUMNS, TRUNCATED, UNPARSEABLE, ScoreRow, score_item
+from pipeline.evaluate.score import (BIT, MAP_COLUMNS, SCORE_COLUMNS, TRUNCATED, UNPARSEABLE, ScoreRow, asks_maps,
+                                     score_item)
 from pipeline.text.prompts import DEFAULT_STYLE, STYLES
 
-QUESTION_TYPES = ("YN", "FR")
-MEASURE = {"YN": "yn_accuracy", "FR": "fr_exact"}  # the name `roomspace score` gives each question type's rate
+QUESTION_TYPES = ("YN", "FR", "MAP")
+# the name `roomspace score` gives each question type's rate (a map: every fact its story states holds on it)
+MEASURE = {"YN": "yn_accuracy", "FR": "fr_exact", "MAP": "map_consistent"}
 ROW_FIELDS = tuple(name for name in SCORE_COLUMNS if name != "id")  # a sample's metadata; its id is the row id
 TRUNCATED_STOP = "max_tokens"  # inspect's stop_reason for an answer cut at the token limit
 
@@ -111,7 +115,7 @@ def roomspace_samples(rows: BenchmarkRows, configs: Sequence[str], question_type
     if question_type is not None:
         wanted = str(question_type).upper()
         if wanted not in QUESTION_TYPES:
-            raise RoomspaceError(f"unknown question type {question_type!r}; expected YN or FR")
+            raise RoomspaceError(f"unknown question type {question_type!r}; expected {', '.join(QUESTION_TYPES)}")
     if limit_rooms is not None and (isinstance(limit_rooms, bool) or not isinstance(limit_rooms, int)
                                     or limit_rooms < 1):
         raise RoomspaceError(f"limit_rooms must be a whole number >= 1, got {limit_rooms!r}")
@@ -121,7 +125,8 @@ def roomspace_samples(rows: BenchmarkRows, configs: Sequence[str], question_type
     kept: dict[str, dict] = {}
     for config in configs:
         rooms: set[str] = set()
-        for row in rows.rows([config], columns, None if drawn is None else order):
+        read = [*columns, *MAP_COLUMNS] if asks_maps(rows, config) else columns  # a map is judged on its facts
+        for row in rows.rows([config], read, None if drawn is None else order):
             if limit_rooms is not None and row["room_id"] not in rooms:
                 if len(rooms) == limit_rooms:
                     continue
@@ -143,6 +148,8 @@ def sample(row: dict, style: str = DEFAULT_STYLE) -> Sample:
         content = [ChatMessageUser(content=[ContentImage(image=png_data_uri(prompt.image)),
                                             ContentText(text=prompt.text)])]
     metadata: dict[str, Any] = {name: row.get(name) for name in ROW_FIELDS}
+    if row["question_type"] == "MAP":
+        metadata.update({name: row[name] for name in MAP_COLUMNS})  # a map is judged on its story's facts
     metadata["measure"] = MEASURE[row["question_type"]]
     return Sample(id=row["id"], input=content, target=row["answer"], metadata=metadata)
 
@@ -151,7 +158,7 @@ def sample(row: dict, style: str = DEFAULT_STYLE) -> Sample:
                  grouped(accuracy(), "measure", all=False),
                  grouped(stderr(), "measure", all=False, name_template="{group_name}_stderr")])
 def roomspace_scorer() -> Scorer:
-    """YN accuracy and FR exact match, by `pipeline.evaluate.score.score_item`."""
+    """YN accuracy, FR exact match and maps consistent, by `pipeline.evaluate.score.score_item`."""
 
     async def score(state: TaskState, target: Target) -> Score:
         return judge(ScoreRow.of({**state.metadata, "id": str(state.sample_id)}), state.output.completion,
@@ -177,7 +184,12 @@ def judge(row: ScoreRow, text: str | None, truncated: bool = False) -> Score:
                      explanation=f"unparseable ({problem}): scores 0")
     metadata["status"] = "scored"  # the only status left: a text is never "no answer"
     right = bool(outcome.correct[0, 0])
-    if row.question_type == "YN":
+    if row.question_type == "MAP":
+        said = "a map"
+        metadata["map_facts"] = float(outcome.jaccard[0, 0])
+        explanation = (f"a map on which {'every' if right else 'not every'} stated fact holds "
+                       f"({outcome.jaccard[0, 0]:.0%} of them)")
+    elif row.question_type == "YN":
         said = "Yes" if outcome.yes[0, 0] == 1 else "No"
         inside = "is" if row.candidate in row.answer_set else "is not"
         explanation = f"said {said}; the candidate {row.candidate} {inside} in the answer set {{{truth}}}"

@@ -21,13 +21,16 @@ from __future__ import annotations
 
 from pipeline.errors import RoomspaceError
 from pipeline.dataset.manifest import DATASET_SPLIT
+from pipeline.evaluate.harness.tasks import QUESTION_TYPES
 from pipeline.evaluate.rows import open_rows
 from pipeline.evaluate.sample import ordered_ids
-from pipeline.evaluate.score import SCORE_COLUMNS, ScoreRow, score_item
+from pipeline.evaluate.score import MAP_COLUMNS, SCORE_COLUMNS, ScoreRow, asks_maps, score_item
 
 PLACEHOLDER = "OWNER/NAME"  # the YAML's roomspace_source until a user says where their copy is
 COLUMNS = (*SCORE_COLUMNS, "prompt")  # what scoring and the prompt need; stories, facts and images stay unread
-METRIC = {"YN": "yn_accuracy", "FR": "fr_exact"}
+# A task's metrics per question type, as `roomspace score` names them: a map is right when every fact
+# its story states holds on it (map_consistent); map_facts is the share of facts that hold.
+METRICS = {question_type: metrics for question_type, (_, metrics, _) in QUESTION_TYPES.items()}
 
 
 def load_rows(roomspace_source: str = PLACEHOLDER, roomspace_config: str | None = None,
@@ -53,7 +56,8 @@ def load_rows(roomspace_source: str = PLACEHOLDER, roomspace_config: str | None 
     rows = open_rows(roomspace_source, roomspace_split)
     (config,) = rows.choose(roomspace_config)
     order = ordered_ids(rows, [config], seed)[:limit]
-    table = pa.concat_tables(list(rows.batches(config, COLUMNS)))
+    columns = (*COLUMNS, *MAP_COLUMNS) if asks_maps(rows, config) else COLUMNS  # a map is judged on its facts
+    table = pa.concat_tables(list(rows.batches(config, columns)))
     position = {item: k for k, item in enumerate(table.column("id").to_pylist())}
     return datasets.DatasetDict({"test": datasets.Dataset(table.take([position[item] for item in order]))})
 
@@ -84,7 +88,17 @@ def fr_items(dataset):
     return _items(dataset, "FR")
 
 
+def map_items(dataset):
+    """`process_docs` of the map tasks."""
+    return _items(dataset, "MAP")
+
+
 def process_results(doc: dict, results: list) -> dict[str, float]:
-    """One answer (the first generation) scored by the project's scorer: 1.0 right, 0.0 wrong or unparseable."""
+    """One answer (the first generation) scored by the project's scorer: 1.0 right, 0.0 wrong or
+    unparseable; a map also its share of facts held (0.0 unparseable)."""
     row = ScoreRow.of(doc)
-    return {METRIC[row.question_type]: float(score_item(row, results[0]).correct[0, 0])}
+    outcome = score_item(row, results[0])
+    scores = {METRICS[row.question_type][0]: float(outcome.correct[0, 0])}
+    if row.question_type == "MAP":
+        scores["map_facts"] = float(outcome.jaccard[0, 0])
+    return scores

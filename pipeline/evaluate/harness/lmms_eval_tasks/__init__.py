@@ -1,28 +1,19 @@
-"""lmms-eval tasks for RoomSpace's vision configurations: this folder is what `--include_path` names
-(see README.md here)."""
+"""lmms-eval tasks for RoomSpace's configurations with images: this folder is what `--include_path`
+names, once its rows are named (see README.md here). The task YAMLs are generated from the kinds
+registry by pipeline.evaluate.harness.tasks."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-TASKS_DIR = Path(__file__).resolve().parent  # e.g. TaskManager(include_path=str(TASKS_DIR))
-PLACEHOLDER = "OWNER/NAME"  # the YAMLs' dataset_path until a user says where their copy is
-_DATASET_PATH = re.compile(r"^dataset_path: .*$", re.MULTILINE)
+from pipeline.evaluate.harness.tasks import LMMS_EVAL, PLACEHOLDER, source_tasks
+
+__all__ = ["PLACEHOLDER", "TASKS_DIR", "write_tasks"]
+TASKS_DIR = LMMS_EVAL.folder  # the tasks of the configurations `make roomspace-100` writes, rows unnamed
 
 
 def write_tasks(source: str | Path, out: str | Path) -> Path:
-    """A copy of these tasks in `out` whose dataset_path is `source` (a built folder, a Hub snapshot
-    folder, or OWNER/NAME on the Hub); returns `out`, the path to give lmms-eval's --include_path."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    local = Path(source).expanduser()
-    location = str(local.resolve()) if local.exists() else str(source)
-    for path in sorted(TASKS_DIR.iterdir()):
-        if path.suffix == ".yaml":
-            text = path.read_text(encoding="utf-8")
-            (out / path.name).write_text(_DATASET_PATH.sub(lambda _: f"dataset_path: {location}", text),
-                                         encoding="utf-8")
-        elif path.name == "utils.py":
-            (out / path.name).write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
-    return out
+    """The tasks of the configurations at `source` (a built folder, a Hub snapshot folder, or
+    OWNER/NAME on the Hub) that lmms-eval reads, in `out`, their dataset_path `source`; returns `out`,
+    the path to give lmms-eval's --include_path."""
+    return source_tasks(source, out, LMMS_EVAL)
