@@ -523,7 +523,8 @@ def cmd_run_model(args: argparse.Namespace) -> None:
     limit = "no max_tokens sent" if endpoint.max_tokens is None else f"max_tokens {endpoint.max_tokens}"
     print(f"{args.predictions_out}: {report.prompts} prompts{drawn}{samples} ({report.images} with an image), "
           f"{report.cached} answered from {cache}, {report.asked} asked now, {report.failed} failed, "
-          f"{report.truncated} truncated at the length limit ({limit})")
+          f"{report.truncated} truncated at the length limit ({limit}), "
+          f"{report.over_context} longer than the model's context (null predictions: no answer)")
     if report.failed:
         raise RoomspaceError(f"{report.failed} of {report.prompts * report.samples} answers never came "
                              f"(first: {report.first_error}); they are written as null predictions; "

@@ -25,6 +25,10 @@ model that spent its budget before answering). The completion tokens the endpoin
 (`usage.completion_tokens`) are kept with each answer as "tokens", for the length distribution
 `score` reports.
 
+A prompt the endpoint refuses as longer than the model's context (an HTTP 400 naming the context:
+CONTEXT_OVERFLOW) is not retried and does not count toward stopping the run: its line is a null
+prediction whose error says so, counted apart (`RunReport.over_context`).
+
 With `samples` K above 1 every prompt is asked K times (for the spread over rounds and for
 self-consistency), which only makes sense when sampling: K > 1 at temperature 0 is refused.
 
@@ -68,8 +72,18 @@ PROMPTS_PER_SLOT = 4  # requests queued per slot: a reserve that keeps every slo
 DEFAULT_MAX_TOKENS = 2048
 
 
+# How endpoints say a prompt and its answer's budget do not fit the model's context (an HTTP 400): OpenAI and
+# llama-cpp-python ("context_length_exceeded", "maximum context length"), vLLM ("maximum context length"),
+# llama.cpp's server ("exceeds the available context size"). No retry can succeed: the prompt is counted apart.
+CONTEXT_OVERFLOW = ("context_length_exceeded", "maximum context length", "context window", "context size")
+
+
 class EndpointFailure(Exception):
     """One request failed in a way worth retrying; the message says how."""
+
+
+class ContextOverflow(EndpointFailure):
+    """The prompt, with the answer's token budget, exceeds the model's context: asking again cannot help."""
 
 
 class Answer(NamedTuple):
@@ -125,7 +139,10 @@ def ask_once(endpoint: Endpoint, prompt: Prompt) -> Answer:
         with urllib.request.urlopen(request, timeout=endpoint.timeout) as response:
             payload = response.read()
     except urllib.error.HTTPError as error:
-        detail = f"HTTP {error.code} {error.reason}: {_body(error)}"
+        body = _read(error)
+        detail = f"HTTP {error.code} {error.reason}: {_snippet(body)}"
+        if error.code == 400 and any(words in body.decode("utf-8", "replace").lower() for words in CONTEXT_OVERFLOW):
+            raise ContextOverflow(detail) from None
         if error.code >= 500 or error.code in RETRIED_STATUS:
             raise EndpointFailure(detail) from None
         raise RoomspaceError(f"{endpoint.url} refused the request: {detail}") from None
@@ -158,12 +175,12 @@ def _completion_tokens(reply: dict) -> int | None:
     return tokens if type(tokens) is int and tokens >= 0 else None
 
 
-def _body(error: urllib.error.HTTPError) -> str:
-    """The start of an error reply's body (the server's own words: "CUDA out of memory", "model not found")."""
+def _read(error: urllib.error.HTTPError) -> bytes:
+    """An error reply's body (the server's own words: "CUDA out of memory", "model not found")."""
     try:
-        return _snippet(error.read())
+        return error.read()
     except (OSError, http.client.HTTPException):
-        return "(no body)"
+        return b"(no body)"
 
 
 def _short(text: str, most: int = 60) -> str:
@@ -181,6 +198,8 @@ def ask(endpoint: Endpoint, prompt: Prompt, retry: Retry, stop: threading.Event)
     for attempt in range(retry.attempts):
         try:
             return ask_once(endpoint, prompt)
+        except ContextOverflow:
+            raise
         except EndpointFailure as error:
             failure = error
         if attempt + 1 < retry.attempts and stop.wait(retry.backoff * 2 ** attempt):
@@ -242,9 +261,10 @@ class RunReport:
     samples: int  # answers asked per prompt
     cached: int  # answers taken from the cache, without a request
     asked: int  # answers given by the endpoint now
-    failed: int  # answers that never came
+    failed: int  # answers that never came (but for over_context)
     truncated: int  # answers, cached or new, cut at the endpoint's length limit
     first_error: str | None
+    over_context: int = 0  # prompts the endpoint refused as longer than the model's context: null predictions
 
 
 def check_samples(samples: int, temperature: float) -> None:
@@ -267,7 +287,7 @@ def run_model(prompts: Iterable[Prompt], endpoint: Endpoint, out: Path, cache_pa
     ids: list[str] = []
     seen: set[str] = set()
     errors: dict[tuple[int, int], str] = {}  # (prompt index, sample) -> the last error
-    images = cached = answered = truncated = 0
+    images = cached = answered = truncated = over_context = 0
     stop = threading.Event()
     pending: set[Future] = set()
     in_a_row = 0  # prompts failed since the last answer, in the order they finished
@@ -283,11 +303,18 @@ def run_model(prompts: Iterable[Prompt], endpoint: Endpoint, out: Path, cache_pa
             bar.update()
 
     def job(index: int, prompt: Prompt, prompt_hash: str, sample: int) -> None:
-        nonlocal in_a_row
+        nonlocal in_a_row, over_context
         if stop.is_set():
             return  # queued before the run gave up
         try:
             answer = ask(endpoint, prompt, retry, stop)
+        except ContextOverflow as error:  # the endpoint works: this prompt is too long for the model
+            written.add(prediction(prompt.id, endpoint.model, sample, samples, None, f"over the context: {error}"))
+            with lock:
+                over_context += 1
+                bar.set_postfix_str(f"{over_context} over the context", refresh=False)
+                bar.update()
+            return
         except EndpointFailure as error:
             written.add(prediction(prompt.id, endpoint.model, sample, samples, None, str(error)))
             with lock:
@@ -339,7 +366,8 @@ def run_model(prompts: Iterable[Prompt], endpoint: Endpoint, out: Path, cache_pa
         raise
     written.finish(ids)
     first_error = errors[min(errors)] if errors else None
-    return RunReport(len(ids), images, samples, cached, answered - cached, len(errors), truncated, first_error)
+    return RunReport(len(ids), images, samples, cached, answered - cached, len(errors), truncated, first_error,
+                     over_context)
 
 
 def prediction(prompt_id: str, model: str, sample: int, samples: int, answer: Answer | None,
