@@ -34,7 +34,7 @@ from pipeline.text.pictured import AgentVisionItem, CameraPose, Picture, clear_p
 KIND = KINDS["vision_agent"]
 FIRST_PERSON = IMAGE_OF_STORY[AGENT_VIEW]  # the story observer's image; further stances' are FIRST_PERSON_<k>, k = 2, 3, ...
 FIRST_PERSON_IMAGES = 2  # first-person images with questions per room, where STANCES_TRIED stances give them
-STANCES_TRIED = 12  # first-person stances measured per room at most
+STANCES_TRIED = 48  # first-person stances measured per room at most (most rooms need 2 or 3)
 
 
 @dataclass(frozen=True)
