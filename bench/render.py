@@ -4,8 +4,10 @@
 
 Rooms 0..rooms-1 of the seed are read from the scene folder (sampled into it when missing). Each
 image is drawn `repeats` times after one warm-up (fonts, data files); the best time per image is
-kept, as the least disturbed by the machine. Printed: one line per room, then the mean and the
-median per image kind, and PNG sizes. Each repeat must give the same bytes.
+kept, as the least disturbed by the machine. The kinds: the plan, the plan with its 12 x 12 grid,
+the south-door view, and a first-person view from the middle of the room facing north (the
+vision_agent kind's). Printed: one line per room, then the mean and the median per image kind,
+and PNG sizes. Each repeat must give the same bytes.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import statistics
 import time
 from pathlib import Path
 
-from pipeline.render.door import south_door_png
+from pipeline.render.door import pose_png, south_door_png
 from pipeline.render.plan import top_down_png
 from pipeline.scene.scene_file import load_house, load_scene, scene_path
 from pipeline.scene.scene_folder import ensure_scene
@@ -50,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         "top_down": lambda scene, house: top_down_png(scene),
         "top_down+grid": lambda scene, house: top_down_png(scene, grid=12),
         "south_door": lambda scene, house: south_door_png(scene, house),
+        "first_person": lambda scene, house: pose_png(scene, house, (scene.side / 2, scene.side / 2), "N"),
     }
     results: dict[str, list[tuple[float, int]]] = {kind: [] for kind in kinds}
     print(f"{'room':<11} {'type':<11} {'objects':>7} " + " ".join(f"{kind + ' ms':>17}" for kind in kinds))

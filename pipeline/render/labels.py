@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 from PIL import ImageDraw
@@ -59,6 +60,7 @@ def text_height(px: int) -> int:
     return bottom - top
 
 
+@cache
 def label_font_px(width: int, height: int, text_px: str = "text_px") -> int:
     """The smallest font size whose text line is render.json's labels[text_px] pixels high once the
     image's longer side is shrunk to labels.downscaled_to."""
@@ -165,19 +167,35 @@ def _first_free(request: LabelRequest, size, owner, covered, own, crossed) -> La
             return place
     # Every top-left corner whose box holds no blocked pixel, counted with a summed-area table.
     table = np.zeros((height + 1, width + 1), dtype=np.int32)
-    table[1:, 1:] = blocked.cumsum(0).cumsum(1)
+    table[1:, 1:] = blocked.cumsum(0, dtype=np.int32).cumsum(1, dtype=np.int32)
     ys = np.arange(0, height - h, SEARCH_STEP)[:, None]
     xs = np.arange(0, width - w, SEARCH_STEP)[None, :]
     count = table[ys + h + 1, xs + w + 1] - table[ys, xs + w + 1] - table[ys + h + 1, xs] + table[ys, xs]
     free_y, free_x = np.nonzero(count == 0)
-    x0s, y0s = xs[0, free_x], ys[free_y, 0]
-    distance = (x0s + w / 2 - request.dot[0]) ** 2 + (y0s + h / 2 - request.dot[1]) ** 2
-    for k in np.lexsort((x0s, y0s, distance)):  # nearest first; ties by position, so the choice is fixed
+    x0s, y0s = xs[0, free_x].astype(np.int64), ys[free_y, 0].astype(np.int64)
+    # Nearest first, ties by row then column, so the choice is fixed: four times the squared distance
+    # between the box's centre and the dot is a whole number, the key's high bits.
+    quadruple = (2 * x0s + w - 2 * request.dot[0]) ** 2 + (2 * y0s + h - 2 * request.dot[1]) ** 2
+    for k in _ascending((quadruple << 32) | (y0s << 16) | x0s):
         x0, y0 = int(x0s[k]), int(y0s[k])
         place = LabelPlace((x0, y0, x0 + w, y0 + h), request.dot)
         if _leader_clear(place, crossed):
             return place
     return None
+
+
+def _ascending(keys: np.ndarray, first: int = 64):
+    """Indices of distinct `keys` in ascending order: the `first` smallest sorted alone (the place
+    is nearly always among them), then the rest."""
+    if len(keys) <= first:
+        yield from np.argsort(keys)
+        return
+    nearest = np.argpartition(keys, first)[:first]
+    yield from nearest[np.argsort(keys[nearest])]
+    rest = np.ones(len(keys), dtype=bool)
+    rest[nearest] = False
+    others = np.nonzero(rest)[0]
+    yield from others[np.argsort(keys[others])]
 
 
 def _leader_clear(place: LabelPlace, crossed: np.ndarray) -> bool:
@@ -211,8 +229,10 @@ def _nearest_on_box(point: tuple[int, int], rect: tuple) -> tuple[int, int]:
     return (min(max(point[0], rect[0]), rect[2]), min(max(point[1], rect[1]), rect[3]))
 
 
+@cache  # asked for every label at every size tried, and for every image's font
 def _ink(text: str, px: int) -> tuple[int, int, int, int]:
-    """The box of the text's pixels drawn unantialiased (style.drawing) from (0, 0): it goes LABEL_PAD inside the label's box."""
+    """The box of the text's pixels drawn unantialiased (style.drawing) from (0, 0), bold: it goes
+    LABEL_PAD inside the label's box."""
     left, top, right, bottom = font(px).getbbox(text, mode="1")
     return left, top, right + BOLD, bottom
 

@@ -89,7 +89,8 @@ def top_down_image(scene: Scene, grid: int | None = None, names: Mapping[str, st
         hull = [frame.pixel(x, z) for x, z in outline]
         draw.polygon(hull, fill=_toned(solid.colour, SIDE_TONE), outline=_toned(solid.colour, OUTLINE_TONE))
         if upward is not None:
-            draw.polygon([frame.pixel(x, z) for x, z in upward], fill=solid.colour, outline=_toned(solid.colour, OUTLINE_TONE))
+            top = [frame.pixel(x, z) for x, z in upward]
+            draw.polygon(top, fill=solid.colour, outline=_toned(solid.colour, OUTLINE_TONE))
         owner_draw.polygon(hull, fill=k, outline=k)
     for k, obj in enumerate(scene.objects):
         if obj.wall_hung:  # a few centimetres deep: a bar thick enough to see, in its type's colour

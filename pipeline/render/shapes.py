@@ -52,19 +52,19 @@ class Solid:
         """Every face as (polygon (k, 3), outward unit normal); faces of no area are left out."""
         n = len(self.start)
         centre = (self.start.sum(axis=0) + self.end.sum(axis=0)) / (2 * n)
-        polygons = [self.start[::-1], self.end]
-        polygons += [np.array([self.start[k], self.start[(k + 1) % n], self.end[(k + 1) % n], self.end[k]])
-                     for k in range(n)]
+        following = np.roll(np.arange(n), -1)
+        sides = np.stack([self.start, self.start[following], self.end[following], self.end], axis=1)  # (n, 4, 3)
+        polygons = [self.start[::-1], self.end, *sides]
+        firsts = np.array([p[:3] for p in polygons])  # (faces, 3, 3): each face's first three corners
+        normals = np.cross(firsts[:, 1] - firsts[:, 0], firsts[:, 2] - firsts[:, 0])
+        lengths = np.linalg.norm(normals, axis=1)
+        outward = np.array([p.mean(axis=0) for p in polygons]) - centre
         out = []
-        for polygon in polygons:
-            normal = np.cross(polygon[1] - polygon[0], polygon[2] - polygon[0])
-            length = np.linalg.norm(normal)
+        for polygon, normal, length, away in zip(polygons, normals, lengths, outward):
             if length < 1e-12:
                 continue
             normal = normal / length
-            if normal @ (polygon.mean(axis=0) - centre) < 0:
-                normal = -normal
-            out.append((polygon, normal))
+            out.append((polygon, -normal if normal @ away < 0 else normal))
         return out
 
     @property

@@ -185,7 +185,8 @@ def test_labels_shrink_rather_than_overlap_and_never_below_legible():
     heights = {p.box[3] - p.box[1] - 2 * LABEL_PAD for p in places.values()}  # every box is a text line high
     assert len(heights) == 1
     # this crowd's labels fit only at a smaller font than the image's own, and not below the legible one
-    assert text_height(label_font_px(*image.size, "fewest_text_px")) <= heights.pop() < text_height(label_font_px(*image.size))
+    least, largest = (text_height(label_font_px(*image.size, size)) for size in ("fewest_text_px", "text_px"))
+    assert least <= heights.pop() < largest
     check_south_door(scene, house, png_bytes(image, "test", labels, places), object_labels(scene.prominent))
     with pytest.raises(RoomspaceError, match=r"^scene s7-000000 south_door: no room for 56 labels at \d+ px or more$"):
         south_door_image(*crowded_room(7))  # where legible labels cannot all fit, an error, not a cluttered image
