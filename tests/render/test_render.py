@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import io
+import os
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from conftest import SCENE_SEED
 from handmade import SIDE, room, thing
 from PIL import Image
 
 from pipeline.errors import RoomspaceError
-from pipeline.render.door import south_door_frame
+from pipeline.render.door import pose_png, south_door_frame, south_door_png
 from pipeline.render.job import offline_images, render_rooms
 from pipeline.render.plan import plan_frame, region_lines, top_down_png
 from pipeline.render.png import LABELS_KEY, RENDER_KEY
 from pipeline.render.style import object_colour, rgb, style
 from pipeline.scene.records import SceneObject
-from pipeline.scene.scene_file import write_scene
+from pipeline.scene.scene_file import load_house, load_scene, scene_path, write_scene
 
 
 def pixels(png: bytes) -> np.ndarray:
@@ -166,6 +169,32 @@ def test_wall_hung_objects_hang_at_their_height():
 def test_same_scene_gives_byte_identical_pngs():
     scene, house = room(thing(0, "Bed", 1.7, 3.9, 1.6, 1.2, yaw=30), thing(1, "Chair", 4.0, 1.5, 0.5, 0.5, yaw=200))
     assert offline_images(scene, house, grid=9) == offline_images(scene, house, grid=9)
+
+
+DRAW_ALL = """
+import hashlib, sys
+from pipeline.render.door import pose_png, south_door_png
+from pipeline.render.plan import top_down_png
+from pipeline.scene.scene_file import load_house, load_scene
+scene, house = load_scene(sys.argv[1]), load_house(sys.argv[1])
+for png in (top_down_png(scene, 12), south_door_png(scene, house), pose_png(scene, house, (1.0, 1.0), "E")):
+    print(hashlib.sha256(png).hexdigest())
+"""
+
+
+@pytest.mark.parametrize("index", [0, 2])
+def test_every_view_is_the_same_bytes_in_another_process_whatever_its_hash_seed(scenes, index):
+    """A sampled room's plan, door view and a first-person view, shapes and labels included, drawn here
+    and in processes with other string hash seeds."""
+    path = scene_path(scenes, SCENE_SEED, index)
+    scene, house = load_scene(path), load_house(path)
+    pngs = (top_down_png(scene, 12), south_door_png(scene, house), pose_png(scene, house, (1.0, 1.0), "E"))
+    here = [hashlib.sha256(png).hexdigest() for png in pngs]
+    for seed in ("1", "4242"):
+        done = subprocess.run([sys.executable, "-c", DRAW_ALL, str(path)], capture_output=True, text=True,
+                              env={**os.environ, "PYTHONHASHSEED": seed})
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.split() == here
 
 
 # --------------------------------------------------------------------------- the job and the command line
