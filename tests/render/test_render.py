@@ -171,6 +171,29 @@ def test_same_scene_gives_byte_identical_pngs():
     assert offline_images(scene, house, grid=9) == offline_images(scene, house, grid=9)
 
 
+def lab(colour: tuple[int, int, int]) -> np.ndarray:
+    """CIELAB (D65) of an sRGB colour."""
+    c = np.asarray(colour, dtype=float) / 255
+    c = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ c
+    f = np.cbrt(xyz / [0.95047, 1.0, 1.08883])
+    f = np.where(xyz / [0.95047, 1.0, 1.08883] > 0.008856, f, 7.787 * xyz / [0.95047, 1.0, 1.08883] + 16 / 116)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def test_every_type_has_a_colour_of_its_own():
+    """Every two types at least 20 CIELAB units apart (chairs and paintings once shared a magenta), and
+    each as far from the floor, the walls, the label boxes and the grey of objects that are not prominent."""
+    types = {name: lab(rgb(value)) for name, value in style()["types"].items()}
+    room_colours = [lab(rgb(style()["colours"][name])) for name in ("floor", "wall_face", "label_box")]
+    room_colours.append(lab(rgb(style()["clutter"])))
+    names = sorted(types)
+    for k, a in enumerate(names):
+        for b in names[k + 1:]:
+            assert np.linalg.norm(types[a] - types[b]) >= 20, (a, b)
+        assert min(np.linalg.norm(types[a] - other) for other in room_colours) >= 20, a
+
+
 DRAW_ALL = """
 import hashlib, sys
 from pipeline.render.door import pose_png, south_door_png
