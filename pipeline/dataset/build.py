@@ -24,10 +24,12 @@ import pyarrow as pa
 from tqdm import tqdm
 
 from pipeline import __version__
-from pipeline.dataset.card import dataset_card, merge, room_stats
-from pipeline.dataset.manifest import (DATASET_SPLIT, MANIFEST, SPLITS, TRAINING_SPLITS, key_split,
-                                       read_manifest, shard_files, shard_key, shard_path, write_manifest)
-from pipeline.dataset.rows import check_row, items_table, kind_record, read_rows, records_table, write_parquet
+from pipeline.dataset.card import COUNTED, FRAMED, PICTURED, dataset_card, room_stats
+from pipeline.dataset.layout import question_columns, table_questions
+from pipeline.dataset.manifest import (DATASET_SPLIT, MANIFEST, SPLITS, TRAINING_SPLITS, Listed, ShardEntry, Stats,
+                                       key_split, read_manifest, shard_files, shard_key, shard_path, write_manifest)
+from pipeline.dataset.rows import (CHECKED, check_row, items_table, kind_record, read_rows, records_table,
+                                   write_parquet)
 from pipeline.errors import RoomspaceError
 from pipeline.files import (check_folder_path, file_sha256, folder_lock, remove_stale_temporaries, writable_folder,
                             write_atomic)
@@ -38,6 +40,7 @@ from pipeline.text.configs import Config
 from pipeline.text.items import Item
 from pipeline.text.kinds import BASE, KINDS, Kind, parse
 
+READ = frozenset((*CHECKED, *COUNTED, *PICTURED, *FRAMED))  # a question's fields the checks and statistics read
 SHARD_ROOMS = 100  # rooms per shard: the unit of atomic output and of resumption
 MAX_ROOMS = 10 ** 8  # a sane bound: far beyond any sweep, and refused before anything is made
 # Room k of a split is house SPLIT_FIRST_ROOM[split] + k of the seed. No split reaches MAX_ROOMS rooms,
@@ -151,7 +154,7 @@ class RoomResult:
     texts: pa.Table
     text_rows: dict[str, int]  # each text output's number of rows, in the order of `texts`
     own_tables: dict[str, pa.Table]  # the outputs whose rows have a schema of their own (a record other than Item)
-    stats: dict[str, dict]
+    stats: dict[str, Stats]
     scene_seconds: float
     item_seconds: float
 
@@ -178,7 +181,7 @@ class SpilledRoom:
     path: Path
     batches: dict[str, range]  # the record batches of each text output
     own_tables: dict[str, pa.Table]
-    stats: dict[str, dict]
+    stats: dict[str, Stats]
 
     @classmethod
     def of(cls, result: RoomResult, path: Path) -> SpilledRoom:
@@ -232,21 +235,25 @@ def room_job(seed: int, index: int, scenes_dir: Path, outputs: tuple[Output, ...
     # (subsets of their facts) from the solutions already found.
     for config in sorted(dict.fromkeys(output.config for output in outputs), key=lambda c: -c.m):
         room.rows(BASE.name, config)
-    texts, own_tables, stats = {}, {}, {}
+    texts, own_tables = {}, {}
     for output in outputs:
         rows = room.rows(output.kind.name, output.config)
         if kind_record(output.kind) is Item:  # base and twin rows make one table at once, the others their own
             texts[output.name] = rows
         else:
             own_tables[output.name] = records_table(rows, output.name)
-        # The checks and statistics read a question as its record's own fields: making them plain costs more than both.
-        questions = [vars(question) for question in rows]  # a row per question, for every kind
+    text_table = items_table([item for rows in texts.values() for item in rows])
+    result = RoomResult(index, text_table, {name: len(rows) for name, rows in texts.items()}, own_tables, {},
+                        sampled - start, 0.0)
+    for output in outputs:
+        # The checks and statistics read the questions as written: plain values, as `validate` reads them back.
+        table = result.table(output.name)
+        questions = table_questions(table, [c for c in question_columns(table.schema) if c in READ]).to_pylist()
         for question in questions:
             check_row(question)
-        stats[output.name] = room_stats(questions, scene.room_type, skipped=not rows)
-    text_table = items_table([item for rows in texts.values() for item in rows])
-    return RoomResult(index, text_table, {name: len(rows) for name, rows in texts.items()}, own_tables,
-                      stats, sampled - start, time.perf_counter() - sampled)
+        result.stats[output.name] = room_stats(output.kind, questions, scene.room_type)
+    result.item_seconds = time.perf_counter() - sampled
+    return result
 
 
 def _room_job(args: tuple) -> RoomResult:
@@ -285,11 +292,11 @@ def check_folder(out: Path, plan: BuildPlan) -> dict:
 
 
 def shard_done(out: Path, manifest: dict, key: str) -> bool:
-    entries = manifest["shards"].get(key)
-    if entries is None:
+    entry = manifest["shards"].get(key)
+    if entry is None:
         return False
-    return all((out / path).exists() and file_sha256(out / path) == entry["sha256"]
-               for path, entry in entries["files"].items())
+    return all((out / path).exists() and file_sha256(out / path) == listed.sha256
+               for path, listed in entry.files.items())
 
 
 def build(plan: BuildPlan, scenes_dir: Path, out: Path, workers: int = 1, progress: bool = True,
@@ -382,17 +389,13 @@ def _report(out: Path, plan: BuildPlan, manifest: dict, started: float) -> Build
     return report
 
 
-def _stats(plan: BuildPlan, manifest: dict, split: str = DATASET_SPLIT) -> dict[str, dict]:
-    stats: dict[str, dict] = {name: {} for name in plan.names}
-    for key, entry in manifest["shards"].items():
-        if key_split(key)[0] == split:
-            for name, part in entry["stats"].items():
-                merge(stats[name], part)
-    return stats
+def _stats(plan: BuildPlan, manifest: dict, split: str = DATASET_SPLIT) -> dict[str, Stats]:
+    entries = [entry for key, entry in manifest["shards"].items() if key_split(key)[0] == split]
+    return {name: sum((entry.stats[name] for entry in entries), Stats()) for name in plan.names}
 
 
 def _rows(plan: BuildPlan, manifest: dict, split: str = DATASET_SPLIT) -> dict[str, int]:
-    return {name: s.get("rows", 0) for name, s in _stats(plan, manifest, split).items()}
+    return {name: stats.rows for name, stats in _stats(plan, manifest, split).items()}
 
 
 def _count_rows(plan: BuildPlan, manifest: dict, report: BuildReport) -> None:
@@ -415,16 +418,14 @@ def check_houses(scenes_dir: Path, plan: BuildPlan) -> dict:
     return {"houses": dict(plan.split_rooms), "distinct": len(owner)}
 
 
-def write_shard(out: Path, plan: BuildPlan, part: Part, results: list[SpilledRoom]) -> dict:
+def write_shard(out: Path, plan: BuildPlan, part: Part, results: list[SpilledRoom]) -> ShardEntry:
     files, stats = {}, {}
     for name in plan.names:
         table = pa.concat_tables([result.table(name) for result in results]).combine_chunks()
         path = shard_path(name, part.shard, part.split)
-        files[path] = {"sha256": write_parquet(table, out / path), "rows": table.num_rows}
-        stats[name] = {}
-        for result in results:
-            merge(stats[name], result.stats[name])
-    return {"rooms": [part.rooms.start, part.rooms.stop], "files": files, "stats": stats}
+        files[path] = Listed(write_parquet(table, out / path), table.num_rows)
+        stats[name] = sum((result.stats[name] for result in results), Stats())
+    return ShardEntry((part.rooms.start, part.rooms.stop), files, stats)
 
 
 def finish(out: Path, plan: BuildPlan, manifest: dict, report: BuildReport, scenes_dir: Path) -> None:

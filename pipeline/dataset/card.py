@@ -18,151 +18,181 @@ from datasets.info import DatasetInfo, DatasetInfosDict
 from huggingface_hub import DatasetCardData
 
 from pipeline.data import data_text
-from pipeline.dataset.manifest import DATASET_SPLIT
+from pipeline.dataset.manifest import DATASET_SPLIT, FramingCounts, PairCounts, SettingCounts, Stats
 from pipeline.dataset.rows import features_of_config
-from pipeline.spatial.facts import SETTINGS, Fact
+from pipeline.spatial.facts import SETTINGS
 from pipeline.spatial.relations import DIRECTIONS
 from pipeline.spatial.topology import RCC8
+from pipeline.text.agents import AgentItem
 from pipeline.text.items import ITEM_SETTINGS, RCC8_SETTING
-from pipeline.text.kinds import kind_of
+from pipeline.text.kinds import Kind, kind_of
 from pipeline.text.prompts import PAIR_MODALITIES
 
 
-def room_stats(rows: list[dict], room_type: str, skipped: bool) -> dict:
-    """One room's counts for one configuration; `merge` adds rooms up. Keys are strings (JSON).
+# The fields of a question that `room_stats` reads, of every kind; an image kind's questions are read
+# for PICTURED too, an agent kind's for FRAMED.
+COUNTED = ("setting", "view", "question_type", "candidate", "answer_set", "answer_set_size", "true_relation",
+           "path_decides", "layout_decides", "tightness", "hops", "topology")
+PICTURED = ("pair", "modality", "image_name")
+FRAMED = ("kind", "frame_changes", "frame_angle")
 
-    Counts only (tightness in millionths), so that merging shards in any grouping gives the same sums.
-    A row is a dict as read, or an item's own fields (`vars(item)`), tuples and records as they are.
+
+def room_stats(kind: Kind, questions: Sequence[Mapping], room_type: str) -> Stats:
+    """One room's counts for one configuration of `kind`; rooms add up (`Stats.__add__`).
+
+    `questions` are the room's questions as their file holds them (plain values: a dict each, lists;
+    at least the fields COUNTED, and PICTURED or FRAMED for those kinds), none if the room was
+    skipped. What each kind counts is its own section of `Stats`: every kind its settings, an image
+    kind (Kind.images) its images and pair questions, a kind whose row record is an AgentItem its
+    framings. Counts only (tightness in millionths), so that merging shards in any grouping gives
+    the same sums.
     """
-    stats: dict = {"rooms": 0 if skipped else 1, "skipped_rooms": int(skipped), "rows": len(rows),
-                   "room_types": {} if skipped else {room_type: 1}, "hops": {}, "settings": {}, "topology": {}}
-    images = {row["image_name"] for row in rows if row.get("image_name") is not None}
-    if images:  # a configuration with images: the images its questions go with
-        stats["images"] = len(images)
-    for row in rows:
-        if row.get("pair") is not None:
-            _count(stats.setdefault("pair_modalities", {}), row["modality"])
-        if row.get("pair") is not None and row["modality"] == PAIR_MODALITIES[0]:  # a pair question, counted once
-            stats["pair_rooms"] = 1
-            asked = stats.setdefault("pair_questions", {}).setdefault(row["image_name"], {"FR": 0, "Yes": 0, "No": 0})
-            if row["question_type"] == "FR":
-                asked["FR"] += 1
-                _count(asked.setdefault("answers", {}), row["true_relation"])
-            else:
-                asked["Yes" if row["candidate"] in row["answer_set"] else "No"] += 1
-        if row.get("frame_changes") is not None and row.get("pair") is None:  # an agent row: by kind and angle
-            asked = stats.setdefault("agent_kinds", {}).setdefault(row["kind"], {"FR": 0, "Yes": 0, "No": 0, "sizes": 0})
-            if row["question_type"] == "FR":
-                asked["FR"] += 1
-                asked["sizes"] += row["answer_set_size"]
-            else:
-                asked["Yes" if row["candidate"] in row["answer_set"] else "No"] += 1
-            _count(stats.setdefault("frame_angles", {}), f"{row['frame_changes']} changes, {row['frame_angle']} degrees")
-        setting = stats["settings"].setdefault(row["setting"], {"rows": 0, "yes": 0, "no": 0, "sizes": {}})
-        setting["rows"] += 1
-        if row["question_type"] == "YN":
-            setting["yes" if row["candidate"] in row["answer_set"] else "no"] += 1
-            if row["setting"] == RCC8_SETTING:
-                _count(setting.setdefault("asked", {}), row["true_relation"])
-        else:
-            _count(setting["sizes"], str(row["answer_set_size"]))
-            setting["path_decides"] = setting.get("path_decides", 0) + row["path_decides"]
-            setting["layout_decides"] = setting.get("layout_decides", 0) + row["layout_decides"]
-            setting["tightness_millionths"] = setting.get("tightness_millionths", 0) + round(row["tightness"] * 1e6)
-            if row["setting"] == SETTINGS[0] and row["view"] == "top_down":
-                _count(stats["hops"], str(row["hops"]))
-                for fact in row["topology"]:
-                    _count(stats["topology"], _relation(fact))
+    stats = Stats(rooms=int(bool(questions)), skipped_rooms=int(not questions), rows=len(questions),
+                  room_types={room_type: 1} if questions else {})
+    pictured, framed = kind.images, issubclass(kind.maker().RECORD, AgentItem)
+    if pictured and questions:
+        stats.images = len({row["image_name"] for row in questions})  # the images its questions go with
+    for row in questions:
+        paired = pictured and row["pair"] is not None
+        if paired:
+            count_pair(stats, row)
+        if framed and not paired:
+            count_framing(stats, row)
+        count_setting(stats, row)
     return stats
 
 
-def _relation(fact: Fact | Mapping) -> str:
-    """A fact's relation code: a row's facts are dicts as read, or records (an item's own fields)."""
-    return fact.relation if isinstance(fact, Fact) else fact["relation"]
+def count_setting(stats: Stats, row: Mapping) -> None:
+    setting = stats.settings.setdefault(row["setting"], SettingCounts())
+    setting.rows += 1
+    if row["question_type"] == "YN":
+        if row["candidate"] in row["answer_set"]:
+            setting.yes += 1
+        else:
+            setting.no += 1
+        if row["setting"] == RCC8_SETTING:
+            setting.asked = count(setting.asked, row["true_relation"])
+        return
+    count(setting.sizes, str(row["answer_set_size"]))
+    setting.path_decides = (setting.path_decides or 0) + int(row["path_decides"])
+    setting.layout_decides = (setting.layout_decides or 0) + int(row["layout_decides"])
+    setting.tightness_millionths = (setting.tightness_millionths or 0) + round(row["tightness"] * 1e6)
+    if row["setting"] == SETTINGS[0] and row["view"] == "top_down":  # the room's one: its hops and topology
+        count(stats.hops, str(row["hops"]))
+        for fact in row["topology"]:
+            count(stats.topology, fact["relation"])
 
 
-def _count(counts: dict, key: str) -> None:
+def count_pair(stats: Stats, row: Mapping) -> None:
+    """A pair question of an image kind: by modality, and once (in its first modality) by image and answer."""
+    stats.pair_modalities = count(stats.pair_modalities, row["modality"])
+    if row["modality"] != PAIR_MODALITIES[0]:
+        return
+    stats.pair_rooms = 1
+    stats.pair_questions = {} if stats.pair_questions is None else stats.pair_questions
+    asked = stats.pair_questions.setdefault(row["image_name"], PairCounts())
+    if row["question_type"] == "FR":
+        asked.FR += 1
+        asked.answers = count(asked.answers, row["true_relation"])
+    elif row["candidate"] in row["answer_set"]:
+        asked.Yes += 1
+    else:
+        asked.No += 1
+
+
+def count_framing(stats: Stats, row: Mapping) -> None:
+    """An agent row (not a pair question): by its framing, and by frame changes and the angle turned."""
+    stats.agent_kinds = {} if stats.agent_kinds is None else stats.agent_kinds
+    asked = stats.agent_kinds.setdefault(row["kind"], FramingCounts())
+    if row["question_type"] == "FR":
+        asked.FR += 1
+        asked.sizes += row["answer_set_size"]
+    elif row["candidate"] in row["answer_set"]:
+        asked.Yes += 1
+    else:
+        asked.No += 1
+    stats.frame_angles = count(stats.frame_angles, f"{row['frame_changes']} changes, {row['frame_angle']} degrees")
+
+
+def count(counts: dict[str, int] | None, key: str) -> dict[str, int]:
+    """`counts` (a new mapping if None) with one more `key`."""
+    counts = {} if counts is None else counts
     counts[key] = counts.get(key, 0) + 1
+    return counts
 
 
-def merge(total: dict, part: dict) -> dict:
-    for key, value in part.items():
-        total[key] = merge(total.get(key, {}), value) if isinstance(value, dict) else total.get(key, 0) + value
-    return total
-
-
-def settings_table(stats: dict) -> str:
+def settings_table(stats: Stats) -> str:
     lines = ["| setting | rows | YN Yes | YN No | Yes share | mean FR answer-set size "
              "| FR answer-set sizes (size: count) | FR path decides | FR layout decides | mean FR tightness |",
              "|---|---|---|---|---|---|---|---|---|---|"]
-    present = stats.get("settings", {})
+    present = stats.settings
     for setting in [*ITEM_SETTINGS, *sorted(set(present) - set(ITEM_SETTINGS))]:
-        s = present.get(setting, {"rows": 0, "yes": 0, "no": 0, "sizes": {}})
-        yn = s["yes"] + s["no"]
-        sizes = Counter({int(k): v for k, v in s["sizes"].items()})
+        s = present.get(setting, SettingCounts())
+        yn = s.yes + s.no
+        sizes = Counter({int(k): v for k, v in s.sizes.items()})
         fr = sum(sizes.values())
         mean = sum(k * v for k, v in sizes.items()) / fr if fr else 0.0
         spread = ", ".join(f"{k}: {sizes[k]}" for k in sorted(sizes))
-        shares = (f"{s.get('path_decides', 0) / fr:.3f} | {s.get('layout_decides', 0) / fr:.3f} | "
-                  f"{s.get('tightness_millionths', 0) / fr / 1e6:.3f}" if fr else "- | - | -")
-        lines.append(f"| {setting} | {s['rows']} | {s['yes']} | {s['no']} | "
-                     f"{s['yes'] / yn if yn else 0:.3f} | {f'{mean:.2f}' if fr else '-'} | {spread} | {shares} |")
+        shares = (f"{(s.path_decides or 0) / fr:.3f} | {(s.layout_decides or 0) / fr:.3f} | "
+                  f"{(s.tightness_millionths or 0) / fr / 1e6:.3f}" if fr else "- | - | -")
+        lines.append(f"| {setting} | {s.rows} | {s.yes} | {s.no} | "
+                     f"{s.yes / yn if yn else 0:.3f} | {f'{mean:.2f}' if fr else '-'} | {spread} | {shares} |")
     return "\n".join(lines)
 
 
-def _counts(counts: dict, order: tuple[str, ...]) -> str:
-    return ", ".join(f"{code}: {counts[code]}" for code in order if code in counts) or "none"
+def _counts(counts: Mapping[str, int] | None, order: tuple[str, ...]) -> str:
+    return ", ".join(f"{code}: {counts[code]}" for code in order if code in (counts or {})) or "none"
 
 
-def images_note(stats: dict) -> str:
-    return f" questions, about {stats['images']} images (each stored once)" if "images" in stats else ""
+def images_note(stats: Stats) -> str:
+    return f" questions, about {stats.images} images (each stored once)" if stats.images is not None else ""
 
 
-def agent_lines(stats: dict) -> str:
+def agent_lines(stats: Stats) -> str:
     """An agent configuration's rows by kind (story frame, frame changes) and by the angle turned."""
-    if "agent_kinds" not in stats:
+    if stats.agent_kinds is None:
         return ""
     lines = [f"- agent rows by frame changes and angle between the story's facing and the question's: "
-             f"{', '.join(f'{k}: {v}' for k, v in sorted(stats['frame_angles'].items()))}",
+             f"{', '.join(f'{k}: {v}' for k, v in sorted((stats.frame_angles or {}).items()))}",
              "", "| kind | FR | mean FR answer-set size | YN Yes | YN No |", "|---|---|---|---|---|"]
-    for kind, asked in stats["agent_kinds"].items():
-        mean = f"{asked['sizes'] / asked['FR']:.2f}" if asked["FR"] else "-"
-        lines.append(f"| {kind} | {asked['FR']} | {mean} | {asked['Yes']} | {asked['No']} |")
+    for kind, asked in stats.agent_kinds.items():
+        mean = f"{asked.sizes / asked.FR:.2f}" if asked.FR else "-"
+        lines.append(f"| {kind} | {asked.FR} | {mean} | {asked.Yes} | {asked.No} |")
     return "\n".join(lines) + "\n\n"
 
 
-def pair_lines(stats: dict) -> str:
+def pair_lines(stats: Stats) -> str:
     """A vision configuration's pair questions, each asked in the modalities found: per image and answer."""
-    if "pair_questions" not in stats:
+    if stats.pair_questions is None:
         return ""
-    asked_as = ", ".join(m for m in PAIR_MODALITIES if m in stats["pair_modalities"])
+    asked_as = ", ".join(m for m in PAIR_MODALITIES if m in (stats.pair_modalities or {}))
     lines = [f"- pair questions (each asked as {asked_as}): rooms with any: "
-             f"{stats['pair_rooms']} of {stats['rooms']}; per room: "
-             f"{sum(v['FR'] + v['Yes'] + v['No'] for v in stats['pair_questions'].values()) / max(stats['rooms'], 1):.1f}"]
-    for image, asked in stats["pair_questions"].items():
-        lines.append(f"- pair questions, {image} image: {asked['FR']} FR, {asked['Yes'] + asked['No']} YN "
-                     f"({asked['Yes']} Yes, {asked['No']} No); FR answers: {_counts(asked.get('answers', {}), DIRECTIONS)}")
+             f"{stats.pair_rooms} of {stats.rooms}; per room: "
+             f"{sum(v.FR + v.Yes + v.No for v in stats.pair_questions.values()) / max(stats.rooms, 1):.1f}"]
+    for image, asked in stats.pair_questions.items():
+        lines.append(f"- pair questions, {image} image: {asked.FR} FR, {asked.Yes + asked.No} YN "
+                     f"({asked.Yes} Yes, {asked.No} No); FR answers: {_counts(asked.answers, DIRECTIONS)}")
     return "\n".join(lines) + "\n"
 
 
-def statistics_section(stats_by_config: dict[str, dict]) -> str:
+def statistics_section(stats_by_config: Mapping[str, Stats]) -> str:
     parts = []
     for config, stats in stats_by_config.items():
-        settings = stats.get("settings", {})
-        yes = sum(s["yes"] for s in settings.values())
-        no = sum(s["no"] for s in settings.values())
-        types = ", ".join(f"{k}: {v}" for k, v in sorted(stats.get("room_types", {}).items()))
-        hops = ", ".join(f"{k} hops: {v}" for k, v in sorted(stats.get("hops", {}).items(), key=lambda kv: int(kv[0])))
-        asked = settings.get(RCC8_SETTING, {}).get("asked", {})
+        settings = stats.settings
+        yes = sum(s.yes for s in settings.values())
+        no = sum(s.no for s in settings.values())
+        types = ", ".join(f"{k}: {v}" for k, v in sorted(stats.room_types.items()))
+        hops = ", ".join(f"{k} hops: {v}" for k, v in sorted(stats.hops.items(), key=lambda kv: int(kv[0])))
+        asked = settings[RCC8_SETTING].asked if RCC8_SETTING in settings else None
         parts.append(
             f"### {config}\n\n"
-            f"- rows: {stats['rows']}{images_note(stats)}; rooms with items: {stats['rooms']}; "
-            f"rooms skipped (fewer than n prominent objects): {stats['skipped_rooms']}\n"
+            f"- rows: {stats.rows}{images_note(stats)}; rooms with items: {stats.rooms}; "
+            f"rooms skipped (fewer than n prominent objects): {stats.skipped_rooms}\n"
             f"- room types: {types}\n"
             f"- YN balance: {yes} Yes, {no} No ({yes / (yes + no) if yes + no else 0:.3f} Yes)\n"
             f"- question hops (per room): {hops}\n"
             f"- footprint topology (per room, every pair and each object with the room): "
-            f"{_counts(stats.get('topology', {}), RCC8)}\n"
+            f"{_counts(stats.topology, RCC8)}\n"
             f"- rcc8 questions by the asked pair's relation: {_counts(asked, RCC8)}\n"
             f"{pair_lines(stats)}{agent_lines(stats)}\n"
             f"{settings_table(stats)}\n"
@@ -211,7 +241,7 @@ class ConfigSize:
 
     download: int  # its Parquet files on disk: what a user downloads
     arrow: int  # its rows held as Arrow tables: what `load_dataset` writes to its cache
-    rows: int  # the files' rows: a question each, or for a vision configuration an image each
+    rows: int  # the files' rows: a question each
 
 
 def config_size(files: Sequence[Path]) -> ConfigSize:
@@ -276,7 +306,7 @@ def card_yaml(configs: list[str], pretty_name: str, sizes: Mapping[str, Mapping[
     return data.to_yaml()
 
 
-def all_nine_table(stats_by_split: Mapping[str, Mapping[str, dict]]) -> str:
+def all_nine_table(stats_by_split: Mapping[str, Mapping[str, Stats]]) -> str:
     """Per configuration and setting, the share of FR questions whose answer set is all nine relations
     (they can only be answered "all nine", and their YN questions only Yes), per split."""
     splits = list(stats_by_split)
@@ -285,25 +315,26 @@ def all_nine_table(stats_by_split: Mapping[str, Mapping[str, dict]]) -> str:
         for setting in SETTINGS:
             shares = []
             for split in splits:
-                sizes = stats_by_split[split][config].get("settings", {}).get(setting, {}).get("sizes", {})
+                counted = stats_by_split[split][config].settings.get(setting)
+                sizes = counted.sizes if counted else {}
                 fr = sum(sizes.values())
                 shares.append(f"{sizes.get(str(len(DIRECTIONS)), 0) / fr:.3f} of {fr}" if fr else "-")
             lines.append(f"| {config} | {setting} | {' | '.join(shares)} |")
     return "\n".join(lines)
 
 
-def split_table(rooms: Mapping[str, int], stats_by_split: Mapping[str, Mapping[str, dict]]) -> str:
+def split_table(rooms: Mapping[str, int], stats_by_split: Mapping[str, Mapping[str, Stats]]) -> str:
     """Rooms and questions per split and configuration."""
     splits = list(stats_by_split)
     lines = [f"| | {' | '.join(splits)} |", "|---|" + "---|" * len(splits),
              f"| rooms | {' | '.join(str(rooms[split]) for split in splits)} |"]
     for config in next(iter(stats_by_split.values())):
-        counts = " | ".join(str(stats_by_split[split][config].get("rows", 0)) for split in splits)
+        counts = " | ".join(str(stats_by_split[split][config].rows) for split in splits)
         lines.append(f"| {config} questions | {counts} |")
     return "\n".join(lines)
 
 
-def training_section(rooms: Mapping[str, int], stats_by_split: Mapping[str, Mapping[str, dict]],
+def training_section(rooms: Mapping[str, int], stats_by_split: Mapping[str, Mapping[str, Stats]],
                      houses: Mapping) -> str:
     """The card's section on the training splits (pipeline/data/card_training.md); "" for a test-only build."""
     if list(stats_by_split) == [DATASET_SPLIT]:
@@ -314,7 +345,7 @@ def training_section(rooms: Mapping[str, int], stats_by_split: Mapping[str, Mapp
         all_nine=all_nine_table(stats_by_split))
 
 
-def dataset_card(name: str, seed: int, rooms: Mapping[str, int], stats_by_split: Mapping[str, Mapping[str, dict]],
+def dataset_card(name: str, seed: int, rooms: Mapping[str, int], stats_by_split: Mapping[str, Mapping[str, Stats]],
                  examples: list[dict], files: Mapping[str, Mapping[str, Sequence[Path]]],
                  houses: Mapping | None = None) -> str:
     """README.md of a build. `rooms` and `stats_by_split` per split (card order), the statistics per

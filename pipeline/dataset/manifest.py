@@ -4,20 +4,135 @@ The manifest records the build's identity (what makes two builds the same build)
 written so far with its files' sha256 and row counts and its statistics, and whether the build
 is complete. Readers that only need the listing (the evaluation commands) import this module
 alone: it needs neither the builder nor the row schemas.
+
+A shard's entry is a record, `ShardEntry`, its statistics `Stats` per configuration (made by
+pipeline.dataset.card.room_stats): both are declared here, read and written through
+pipeline.typed_json, so a damaged entry is refused when the manifest is read, naming the shard and
+the field. The identity, the house check and `complete` stay plain JSON values.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Self
 
 from pipeline.errors import RoomspaceError
 from pipeline.files import write_json
+from pipeline.typed_json import JSONMismatch, from_json, to_json
 
 MANIFEST = "manifest.json"
 DATASET_SPLIT = "test"  # the benchmark: what evaluation reads unless told otherwise
 TRAINING_SPLITS = ("train", "validation")  # optional, of rooms disjoint from the test rooms (pipeline.dataset.build)
 SPLITS = (*TRAINING_SPLITS, DATASET_SPLIT)  # card order
+REBUILD = "delete the folder and re-run its build command"
+
+
+class Counts:
+    """A record of counts: `a + b` adds two of them field by field, a mapping key by key (a's keys
+    first, in their order, then b's new ones), and a section one of them lacks (None) is the other's.
+    Counts only, so that shards add up to the same sums in any grouping. `+` makes a new record and
+    changes neither; a record is changed only while it is counted (`room_stats`)."""
+
+    def __add__(self, other: Self) -> Self:
+        return _added(self, other)
+
+
+def _added(total: Any, part: Any) -> Any:
+    if part is None:
+        return total
+    if total is None:
+        return part
+    if isinstance(total, Counts):
+        return type(total)(**{f.name: _added(getattr(total, f.name), getattr(part, f.name))
+                              for f in dataclasses.fields(total)})
+    if isinstance(total, dict):
+        added = dict(total)
+        for key, value in part.items():
+            added[key] = _added(added.get(key), value)
+        return added
+    return total + part
+
+
+# The statistics of a configuration over some rooms (the card's). Field names are manifest.json's keys.
+
+@dataclass
+class SettingCounts(Counts):
+    """One setting's questions."""
+
+    rows: int = 0
+    yes: int = 0  # YN questions answered Yes
+    no: int = 0
+    sizes: dict[str, int] = field(default_factory=dict)  # FR questions by answer-set size ("3": 12)
+    # Once the setting has FR questions: how many the reasoning path and the layout decide, and their
+    # summed tightness in millionths (counts, so that they add up).
+    path_decides: int | None = None
+    layout_decides: int | None = None
+    tightness_millionths: int | None = None
+    asked: dict[str, int] | None = None  # the rcc8 setting's YN questions by the asked pair's relation
+
+
+@dataclass
+class PairCounts(Counts):
+    """An image's pair questions, each counted once (in its first modality)."""
+
+    FR: int = 0
+    Yes: int = 0  # YN pair questions answered Yes
+    No: int = 0
+    answers: dict[str, int] | None = None  # FR pair questions by their answer, once there are any
+
+
+@dataclass
+class FramingCounts(Counts):
+    """An agent framing's questions (pipeline.text.agents.FRAMINGS)."""
+
+    FR: int = 0
+    Yes: int = 0
+    No: int = 0
+    sizes: int = 0  # the FR questions' answer-set sizes, summed
+
+
+@dataclass
+class Stats(Counts):
+    """One configuration's statistics over some rooms; `Stats()` is none."""
+
+    rooms: int = 0  # rooms with rows
+    skipped_rooms: int = 0  # rooms with fewer than n prominent objects: no rows
+    rows: int = 0  # questions
+    room_types: dict[str, int] = field(default_factory=dict)
+    hops: dict[str, int] = field(default_factory=dict)  # the first setting's top-down FR questions by hops
+    settings: dict[str, SettingCounts] = field(default_factory=dict)
+    topology: dict[str, int] = field(default_factory=dict)  # footprint relations (RCC-8), once per room
+    # An image kind's section (Kind.images): the images its questions go with, and its pair questions by
+    # modality, by image and answer, and the rooms that have any.
+    images: int | None = None
+    pair_modalities: dict[str, int] | None = None
+    pair_rooms: int | None = None
+    pair_questions: dict[str, PairCounts] | None = None
+    # An agent kind's section (its questions are pipeline.text.agents.AgentItem): by framing, and by
+    # frame changes and the angle turned ("1 changes, 90 degrees").
+    agent_kinds: dict[str, FramingCounts] | None = None
+    frame_angles: dict[str, int] | None = None
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A shard file as the manifest lists it."""
+
+    sha256: str
+    rows: int  # file rows: questions
+
+
+@dataclass(frozen=True)
+class ShardEntry:
+    """One shard's entry in the manifest: its rooms, its files (a Parquet file per configuration, by
+    `shard_path`) and its statistics per configuration."""
+
+    rooms: tuple[int, int]  # house indices: start and stop
+    files: dict[str, Listed]
+    stats: dict[str, Stats]
 
 
 def shard_path(config: str, shard: int, split: str = DATASET_SPLIT) -> str:
@@ -38,7 +153,8 @@ def key_split(key: str) -> tuple[str, int]:
 
 
 def read_manifest(out: Path, complete: bool = True) -> dict:
-    """The manifest of the build in `out`; with `complete`, an unfinished build is refused too."""
+    """The manifest of the build in `out`, its shard entries as `ShardEntry` records; with `complete`,
+    an unfinished build is refused too. A damaged shard entry is a one-line RoomspaceError naming it."""
     try:
         manifest = json.loads((out / MANIFEST).read_text())
         manifest["identity"]["rooms"], manifest["identity"]["configs"], manifest["shards"]
@@ -46,11 +162,23 @@ def read_manifest(out: Path, complete: bool = True) -> dict:
         raise RoomspaceError(f"{out} is not a roomspace build (no readable {MANIFEST})") from None
     if complete and manifest.get("complete") is not True:
         raise RoomspaceError(f"{out} is an unfinished build; re-run its build command to complete it")
+    if not isinstance(manifest["shards"], dict):
+        raise RoomspaceError(f"{out / MANIFEST}: its shards are not a mapping of shard keys to entries; {REBUILD}")
+    manifest["shards"] = {key: _shard_entry(out, key, entry) for key, entry in manifest["shards"].items()}
     return manifest
 
 
+def _shard_entry(out: Path, key: str, entry: object) -> ShardEntry:
+    try:
+        return from_json(ShardEntry, entry)
+    except JSONMismatch as mismatch:
+        raise RoomspaceError(f"{out / MANIFEST}: shard {key}'s entry is damaged ({mismatch}); {REBUILD}") from None
+
+
 def write_manifest(out: Path, manifest: dict) -> None:
-    write_json(out / MANIFEST, manifest)
+    """Write `manifest` (`read_manifest`'s shape: shard entries as records)."""
+    shards = {key: to_json(entry) for key, entry in manifest["shards"].items()}
+    write_json(out / MANIFEST, {**manifest, "shards": shards})
 
 
 def build_configs(manifest: dict) -> tuple[str, ...]:
@@ -70,10 +198,10 @@ def shard_files(out: Path, manifest: dict, config: str, split: str = DATASET_SPL
     prefix = f"data/{config}/"
     entries = sorted((key_split(key)[1], entry) for key, entry in manifest["shards"].items()
                      if key_split(key)[0] == split)
-    return [out / path for _, entry in entries for path in entry["files"] if path.startswith(prefix)]
+    return [out / path for _, entry in entries for path in entry.files if path.startswith(prefix)]
 
 
 def listed_checksums(out: Path, manifest: dict) -> dict[Path, str]:
     """Every file the manifest lists (under `out`) -> its sha256 as listed."""
-    return {out / path: listed["sha256"] for entry in manifest["shards"].values()
-            for path, listed in entry["files"].items()}
+    return {out / path: listed.sha256 for entry in manifest["shards"].values()
+            for path, listed in entry.files.items()}

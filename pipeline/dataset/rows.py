@@ -229,12 +229,18 @@ def to_row(item: Item) -> dict:
     return items_table([item]).to_pylist()[0]
 
 
+# The fields of a question that `check_row` reads ("modality" only where the row has one).
+CHECKED = ("id", "question_type", "options", "answer", "answer_set", "answer_set_size", "candidate",
+           "true_relation", "continuous_relation", "modality")
+
+
 def check_row(row: Mapping) -> None:
-    """The invariants every row keeps; a RoomspaceError names the row and the fault.
+    """The invariants every question keeps; a RoomspaceError names the row and the fault.
 
     Types are checked where rows are made (`items_table`) and where they are read back (a shard's
-    Arrow schema is the declared one), so this checks what types cannot say. A row is a dict as
-    read, or an item's own fields (`vars(item)`: its tuples are read here as the lists they become).
+    Arrow schema is the declared one), so this checks what types cannot say. A row is a question as
+    its file holds it: plain values, as `table.to_pylist()` reads it (all its fields, or those CHECKED),
+    whether the build checks the rows it has just made or `validate` the rows it reads back.
     """
     answer_set = row["answer_set"]
     # The scene that answers a row is its witness: the rasterised one for a story, the continuous

@@ -36,7 +36,8 @@ from pipeline import __version__
 from pipeline.dataset.build import BuildPlan, room_job
 from pipeline.dataset.layout import IMAGE, question_columns, table_questions
 from pipeline.dataset.card import data_files
-from pipeline.dataset.manifest import MANIFEST, build_configs, build_splits, read_manifest, shard_files, shard_path
+from pipeline.dataset.manifest import (MANIFEST, REBUILD, Listed, build_configs, build_splits, read_manifest,
+                                       shard_files, shard_path)
 from pipeline.dataset.rows import arrow_schema, check_row
 from pipeline.errors import RoomspaceError
 from pipeline.files import check_folder_path, file_sha256
@@ -44,7 +45,6 @@ from pipeline.scene.scene_file import scene_path
 
 SAMPLE_ROOMS = 1000  # rooms re-derived by default: every room of a build up to this size
 REDO = "re-run its build command to redo it"
-REBUILD = "delete the folder and re-run its build command"
 SHOWN = 70  # characters of each value a mismatch shows
 
 
@@ -99,10 +99,8 @@ def identity_plan(out: Path, identity: dict) -> BuildPlan:
 
 def check_listing(out: Path, manifest: dict, plan: BuildPlan) -> None:
     """The manifest lists shards 0..n-1 of each split and no other, each with the rooms the identity
-    implies and one well-formed file entry per configuration."""
+    implies and one file per configuration (`read_manifest` has read each entry as its record)."""
     listed, where = manifest["shards"], out / MANIFEST
-    if not isinstance(listed, dict):
-        raise RoomspaceError(f"{where}: its shards are not a mapping of shard numbers to entries; {REBUILD}")
     parts = plan.parts()
     extra = sorted(set(listed) - {part.key for part in parts})
     if extra:
@@ -114,25 +112,19 @@ def check_listing(out: Path, manifest: dict, plan: BuildPlan) -> None:
         entry = listed.get(shard)
         if entry is None:
             raise RoomspaceError(f"{where}: shard {shard} (rooms {rooms.start}..{rooms.stop - 1}) is not listed; {REDO}")
-        if not isinstance(entry, dict) or entry.get("rooms") != [rooms.start, rooms.stop]:
-            covered = entry.get("rooms") if isinstance(entry, dict) else entry
-            raise RoomspaceError(f"{where}: shard {shard} covers rooms {covered!r}, the identity implies "
+        if entry.rooms != (rooms.start, rooms.stop):
+            raise RoomspaceError(f"{where}: shard {shard} covers rooms {list(entry.rooms)!r}, the identity implies "
                                  f"[{rooms.start}, {rooms.stop}]; {REBUILD}")
-        files = entry.get("files")
         expected = {shard_path(name, part.shard, part.split) for name in build_configs(manifest)}
-        if not isinstance(files, dict) or set(files) != expected:
-            differs = sorted(expected ^ set(files)) if isinstance(files, dict) else sorted(expected)
+        if set(entry.files) != expected:
+            differs = sorted(expected ^ set(entry.files))
             raise RoomspaceError(f"{where}: shard {shard} does not list exactly one file per configuration "
                                  f"({differs[0]} is {'missing' if differs[0] in expected else 'extra'}); {REBUILD}")
-        for path, listing in files.items():
-            if not (isinstance(listing, dict) and isinstance(listing.get("sha256"), str)
-                    and type(listing.get("rows")) is int):
-                raise RoomspaceError(f"{where}: the entry of {path} is not a sha256 and a row count; {REBUILD}")
 
 
 def check_unlisted(out: Path, manifest: dict) -> None:
     """No file under data/ beside the listed ones: `load_dataset` reads every file of a configuration's folder."""
-    listed = {path for entry in manifest["shards"].values() for path in entry["files"]}
+    listed = {path for entry in manifest["shards"].values() for path in entry.files}
     for path in sorted((out / "data").rglob("*")):
         if path.is_file() and path.relative_to(out).as_posix() not in listed:
             raise RoomspaceError(f"{path}: not listed in {out / MANIFEST}, so not part of the build; remove it")
@@ -146,7 +138,7 @@ def check_rows(out: Path, manifest: dict, plan: BuildPlan, name: str, report: Va
     for part in plan.parts():
         path = shard_path(name, part.shard, part.split)
         target = out / path
-        table = read_shard(target, manifest["shards"][part.key]["files"][path], name)
+        table = read_shard(target, manifest["shards"][part.key].files[path], name)
         rows = table_questions(table, [c for c in question_columns(table.schema) if c != IMAGE]).to_pylist()
         rooms = part.rooms
         for row in rows:
@@ -168,11 +160,11 @@ def check_rows(out: Path, manifest: dict, plan: BuildPlan, name: str, report: Va
         report.rows += len(rows)
 
 
-def read_shard(target: Path, listing: dict, name: str) -> pa.Table:
+def read_shard(target: Path, listing: Listed, name: str) -> pa.Table:
     """One listed file's rows, its checksum, schema and row count checked against the manifest."""
     if not target.is_file():
         raise RoomspaceError(f"{target}: listed in the manifest but missing; {REDO}")
-    if file_sha256(target) != listing["sha256"]:
+    if file_sha256(target) != listing.sha256:
         raise RoomspaceError(f"{target}: checksum differs from the manifest (damaged or edited); {REDO}")
     try:
         table = pq.read_table(target)
@@ -180,8 +172,8 @@ def read_shard(target: Path, listing: dict, name: str) -> pa.Table:
         raise RoomspaceError(f"{target}: not a readable Parquet file ({error}); {REBUILD}") from None
     if not table.schema.equals(arrow_schema(name), check_metadata=False):
         raise RoomspaceError(f"{target}: its columns are not the declared row schema; {REBUILD}")
-    if table.num_rows != listing["rows"]:
-        raise RoomspaceError(f"{target}: {table.num_rows} rows, the manifest says {listing['rows']}; {REBUILD}")
+    if table.num_rows != listing.rows:
+        raise RoomspaceError(f"{target}: {table.num_rows} rows, the manifest says {listing.rows}; {REBUILD}")
     return table
 
 
@@ -194,8 +186,8 @@ def check_card(out: Path, manifest: dict) -> None:
     except (OSError, ValueError, yaml.YAMLError) as error:
         raise RoomspaceError(f"{card}: no readable card ({type(error).__name__}); {REBUILD}") from None
     names, splits = build_configs(manifest), build_splits(manifest)
-    rows = {(name, split): sum(entry["files"][path]["rows"] for entry in manifest["shards"].values()
-                               for path in entry["files"] if path.startswith(f"data/{name}/{split}-"))
+    rows = {(name, split): sum(listed.rows for entry in manifest["shards"].values()
+                               for path, listed in entry.files.items() if path.startswith(f"data/{name}/{split}-"))
             for name in names for split in splits}
     declared = {c.get("config_name"): c.get("data_files") for c in _entries(header.get("configs"))}
     infos = {i.get("config_name"): i.get("splits") for i in _entries(header.get("dataset_info"))}

@@ -4,6 +4,7 @@
 row count in manifest.json, so that every checksum still passes and only the rows can tell.
 """
 
+import dataclasses
 import json
 import re
 import shutil
@@ -13,7 +14,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.dataset.manifest import MANIFEST, read_manifest, shard_path
+from pipeline.dataset.manifest import MANIFEST, Listed, read_manifest, shard_path, write_manifest
 from pipeline.dataset.rows import arrow_schema, write_parquet
 from pipeline.files import file_sha256
 
@@ -23,17 +24,14 @@ def copy_build(built: Path, into: Path) -> Path:
     return Path(shutil.copytree(built, into / built.name))
 
 
-def _write_manifest(out: Path, manifest: dict) -> None:
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-
-
 def _relist(out: Path, path: str) -> None:
     """The manifest's entry of `path` made to match the file as it now is."""
     manifest = read_manifest(out)
-    for entry in manifest["shards"].values():
-        if path in entry["files"]:
-            entry["files"][path] = {"sha256": file_sha256(out / path), "rows": pq.read_metadata(out / path).num_rows}
-    _write_manifest(out, manifest)
+    for key, entry in manifest["shards"].items():
+        if path in entry.files:
+            listed = Listed(file_sha256(out / path), pq.read_metadata(out / path).num_rows)
+            manifest["shards"][key] = dataclasses.replace(entry, files={**entry.files, path: listed})
+    write_manifest(out, manifest)
 
 
 def find_row(out: Path, path: str, wanted: Callable[[dict], bool]) -> dict:
@@ -62,13 +60,13 @@ def replace_shard(out: Path, config: str, source: int, target: int) -> None:
 def remove_shard_entry(out: Path, shard: int) -> None:
     manifest = read_manifest(out)
     del manifest["shards"][str(shard)]
-    _write_manifest(out, manifest)
+    write_manifest(out, manifest)
 
 
 def edit_identity_seed(out: Path, seed: int) -> None:
     manifest = read_manifest(out)
     manifest["identity"]["seed"] = seed
-    _write_manifest(out, manifest)
+    write_manifest(out, manifest)
 
 
 def add_unlisted_shard(out: Path, config: str) -> Path:
@@ -94,3 +92,10 @@ def edit_card_count(out: Path, config: str, change: int) -> int:
     edited = int(count.group(1)) + change
     card.write_text(text[:count.start(1)] + str(edited) + text[count.end(1):], encoding="utf-8")
     return edited
+
+
+def edit_manifest_json(out: Path, change: Callable[[dict], None]) -> None:
+    """manifest.json as JSON, changed in place by `change` (a damaged manifest, which no record could hold)."""
+    manifest = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    change(manifest)
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")

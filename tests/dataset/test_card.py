@@ -8,9 +8,11 @@ import pytest
 from conftest import SCENE_SEED
 from huggingface_hub import DatasetCard
 
-from pipeline.dataset.build import BuildPlan, build
+from pipeline.dataset.build import BuildPlan, build, room_job
 from pipeline.dataset.card import config_size, size_category, task_categories
+from pipeline.dataset.manifest import Stats, read_manifest
 from pipeline.evaluate.rows import open_rows
+from pipeline.typed_json import from_json, to_json
 from pipeline.spatial.relations import DIRECTIONS
 from pipeline.text.configs import parse_configs
 
@@ -130,3 +132,31 @@ def test_the_vision_statistics_count_pair_questions_per_view_and_answer(with_vis
         shown = ", ".join(f"{code}: {answers[code]}" for code in DIRECTIONS if code in answers)
         assert (f"- pair questions, {image} image: {fr} FR, {asked['YN', 'Yes'] + asked['YN', 'No']} YN "
                 f"({asked['YN', 'Yes']} Yes, {asked['YN', 'No']} No); FR answers: {shown}") in card.text
+
+
+def test_each_kind_counts_its_own_sections(with_vision, scenes):
+    out, _ = with_vision
+    (entry,) = read_manifest(out)["shards"].values()
+    base, vision = entry.stats[BASE], entry.stats[f"vision_{BASE}"]
+    assert (base.images, base.pair_questions, base.agent_kinds) == (None, None, None)
+    asked = open_rows(out).rows([f"vision_{BASE}"], ["room_id", "image_name"])
+    images = {(r["room_id"], r["image_name"]) for r in asked}
+    assert vision.images == len(images)
+    assert set(vision.pair_questions) == {"top_down", "south_door"} and vision.agent_kinds is None
+    plan = BuildPlan.asked("stats", SCENE_SEED, 1, parse_configs(BASE), {"agent": parse_configs(BASE)})
+    agent = room_job(SCENE_SEED, 0, scenes, plan.outputs).stats[f"agent_{BASE}"]
+    assert agent.pair_questions is None and agent.images is None
+    assert sum(asked.FR + asked.Yes + asked.No for asked in agent.agent_kinds.values()) == agent.rows
+
+
+def test_statistics_add_up_in_any_grouping_and_round_trip_through_json(scenes):
+    plan = BuildPlan.asked("stats", SCENE_SEED, 4, parse_configs(BASE), {"agent": parse_configs(BASE)})
+    rooms = [room_job(SCENE_SEED, index, scenes, plan.outputs).stats for index in range(4)]
+    for name in plan.names:
+        a, b, c, d = (room[name] for room in rooms)
+        before = [to_json(s) for s in (a, b, c, d)]
+        together = sum((a, b, c, d), Stats())
+        assert to_json(together) == to_json((a + b) + (c + d)) == to_json(d + (c + (b + a)))
+        assert together.rooms + together.skipped_rooms == 4 and together.rows == sum(s.rows for s in (a, b, c, d))
+        assert from_json(Stats, to_json(together)) == together
+        assert [to_json(s) for s in (a, b, c, d)] == before  # adding makes new records: the rooms' are unchanged

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 from conftest import SCENE_SEED
-from tamper import (add_unlisted_shard, copy_build, damage_shard, edit_card_count, edit_identity_seed, find_row,
-                    only, remove_shard_entry, replace_shard, rewrite_rows)
+from tamper import (add_unlisted_shard, copy_build, damage_shard, edit_card_count, edit_identity_seed,
+                    edit_manifest_json, find_row, only, remove_shard_entry, replace_shard, rewrite_rows)
 
 import pipeline.dataset.hub
 from pipeline.cli import main
@@ -117,7 +117,7 @@ def extra_unlisted_shard(out: Path) -> str:
 
 
 def card_count_edited(out: Path) -> str:
-    rows = read_manifest(out)["shards"]["0"]["files"][shard_path(f"twin_{BASE}", 0)]["rows"] * 2
+    rows = read_manifest(out)["shards"]["0"].files[shard_path(f"twin_{BASE}", 0)].rows * 2
     edited = edit_card_count(out, f"twin_{BASE}", +1)
     return re.escape(f"README.md: twin_{BASE} has num_examples {edited} in its test split in the card, {rows} rows in the manifest")
 
@@ -127,9 +127,42 @@ def checksum_mismatch(out: Path) -> str:
     return re.escape(f"{out / SHARD}: checksum differs from the manifest")
 
 
+# A damaged manifest: each is one line naming the shard and what is wrong with its entry.
+
+def row_count_as_text(out: Path) -> str:
+    edit_manifest_json(out, lambda m: m["shards"]["1"]["files"][SHARD].update(rows="34"))
+    return re.escape(f"manifest.json: shard 1's entry is damaged (files/{SHARD}/rows: expected int, got str '34')")
+
+
+def listing_without_checksum(out: Path) -> str:
+    edit_manifest_json(out, lambda m: m["shards"]["1"]["files"][SHARD].pop("sha256"))
+    return re.escape(f"manifest.json: shard 1's entry is damaged (files/{SHARD}: Listed's field 'sha256' is missing)")
+
+
+def statistics_of_another_shape(out: Path) -> str:
+    edit_manifest_json(out, lambda m: m["shards"]["0"]["stats"][BASE].update(hops=[3]))
+    return re.escape(f"manifest.json: shard 0's entry is damaged (stats/{BASE}/hops: expected an object, got list [3])")
+
+
+def entry_with_unknown_field(out: Path) -> str:
+    edit_manifest_json(out, lambda m: m["shards"]["0"].update(note="copied"))
+    return re.escape("manifest.json: shard 0's entry is damaged ((top): ShardEntry has no field 'note')")
+
+
+def rooms_moved(out: Path) -> str:
+    edit_manifest_json(out, lambda m: m["shards"]["1"].update(rooms=[2, 5]))
+    return re.escape("manifest.json: shard 1 covers rooms [2, 5], the identity implies [2, 4]")
+
+
+def shards_not_a_mapping(out: Path) -> str:
+    edit_manifest_json(out, lambda m: m.update(shards=[]))
+    return re.escape("manifest.json: its shards are not a mapping of shard keys to entries")
+
+
 CASES = [changed_fr_answer, widened_answer_set, answer_rewritten_consistently, edited_story, swapped_image,
          shard_replaced_by_another, shard_entry_removed, identity_seed_edited, extra_unlisted_shard,
-         card_count_edited, checksum_mismatch]
+         card_count_edited, checksum_mismatch, row_count_as_text, listing_without_checksum,
+         statistics_of_another_shape, entry_with_unknown_field, rooms_moved, shards_not_a_mapping]
 
 
 def test_the_untouched_build_validates_and_nothing_is_written(built, scenes):
@@ -138,8 +171,8 @@ def test_the_untouched_build_validates_and_nothing_is_written(built, scenes):
     assert (report.shards, report.files, report.rooms, report.rederived) == (2, 6, ROOMS, ROOMS)
     manifest = read_manifest(built)
     # questions: a file row each, for every configuration (images too: pipeline.dataset.layout)
-    assert report.rows == sum(part["rows"] for entry in manifest["shards"].values() for part in entry["stats"].values())
-    assert report.rows == sum(f["rows"] for entry in manifest["shards"].values() for f in entry["files"].values())
+    assert report.rows == sum(part.rows for entry in manifest["shards"].values() for part in entry.stats.values())
+    assert report.rows == sum(f.rows for entry in manifest["shards"].values() for f in entry.files.values())
     assert report.nested == []
     assert files(built) == before and files(scenes) == scene_files
 
@@ -148,8 +181,9 @@ def test_the_untouched_build_validates_and_nothing_is_written(built, scenes):
 def test_validate_names_each_tampering(built, scenes, tmp_path, tamper):
     out = copy_build(built, tmp_path)
     expected = tamper(out)
-    with pytest.raises(RoomspaceError, match=expected):
+    with pytest.raises(RoomspaceError, match=expected) as refused:
         validate(out, scenes=scenes)
+    assert "\n" not in str(refused.value)
 
 
 def test_a_missing_scene_is_sampled_elsewhere_and_a_corrupt_one_named(built, scenes, tmp_path):
