@@ -9,7 +9,7 @@ is imported only by the build, so that reading this registry costs nothing: the 
 too, for what a configuration is, how its files hold questions, and what `score` compares it with.
 
 A new kind is one entry in KINDS and one module. Nothing outside this module tests a
-configuration name's prefix: `parse` and `config_name` do (tests/test_kinds.py greps for it).
+configuration name's prefix: `parse` and `config_name` do (tests/text/test_kinds.py greps for it).
 """
 
 from __future__ import annotations
