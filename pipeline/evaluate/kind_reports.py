@@ -11,6 +11,14 @@
   bootstrap interval over questions (table items: a question is its own cluster) or over rooms
   (grounded items).
 
+* shapes (docs/semantics.md section 20), as Wu and Guo report SRT4LLM: accuracy (FR exact: the one
+  relation named) per relation category and shape kind, and per category over every kind, each
+  system's with its 95 % interval and, over repeated rounds (`--samples K`), the standard deviation
+  of the per-round accuracies; beside it chance (one option at random) and majority (the best single
+  answer in that cell). The paper's prompt strategies are prompt styles: run a model once per
+  `--style simple|guiding|example` and score the files together (`--name` each), and the systems
+  are the strategies.
+
 An answer that does not parse, or none at all, scores 0 here as everywhere. `kind_reports` makes
 the reports of the groups `score` reports; each group of one kind that has a report gets it.
 """
@@ -26,7 +34,7 @@ import numpy as np
 
 from pipeline.data import data_json
 from pipeline.evaluate.score import Group, Outcomes, ScoreRow
-from pipeline.evaluate.stats import Z95, PairedGap, paired_gap
+from pipeline.evaluate.stats import Z95, PairedGap, Rate, paired_gap, rate
 from pipeline.seeding import derive_seed
 from pipeline.text.kinds import kind_of
 
@@ -98,11 +106,14 @@ def composition_report(group: Group, rows: Sequence[ScoreRow], systems: Mapping[
                  for naming in NAMINGS}
         for naming, chosen in named.items():
             if chosen.size:
-                guess = float(np.mean([expected_guess(len(rows[k].options), len(rows[k].answer_set)) for k in chosen]))
+                guess = float(np.mean([expected_guess(len(rows[k].options), len(rows[k].answer_set))
+                                       for k in chosen]))
                 cells.append(JaccardCell(setting, naming, int(chosen.size), guess,
-                                         {name: mean_score(outcomes.jaccard[chosen]) for name, outcomes in systems.items()}))
-        question = {naming: {rows[k].id.removesuffix(f"-{naming}"): k for k in chosen} for naming, chosen in named.items()}
-        pairs = [(question["eponymous"][key], k) for key, k in question["anonymous"].items() if key in question["eponymous"]]
+                                         {name: mean_score(o.jaccard[chosen]) for name, o in systems.items()}))
+        question = {naming: {rows[k].id.removesuffix(f"-{naming}"): k for k in chosen}
+                    for naming, chosen in named.items()}
+        epon = question["eponymous"]
+        pairs = [(epon[key], k) for key, k in question["anonymous"].items() if key in epon]
         if not pairs:
             continue
         first, second = (np.array(side, int) for side in zip(*pairs))
@@ -115,7 +126,47 @@ def composition_report(group: Group, rows: Sequence[ScoreRow], systems: Mapping[
     return CompositionReport("composition", group.name, cells, gaps)
 
 
-REPORTS = {"composition": composition_report}  # kind name -> its report
+@dataclass(frozen=True)
+class AccuracyCell:
+    category: str
+    shape_kind: str  # circle, rectangle, polygon, or "all" (every kind of the category)
+    items: int
+    chance: float  # one option at random
+    majority: float  # the best single answer for these items
+    systems: dict[str, Rate]  # accuracy, with the SD over rounds where there are several
+
+
+@dataclass(frozen=True)
+class ShapesReport:
+    kind: str
+    group: str
+    cells: list[AccuracyCell]
+
+
+def _shapes_cell(category: str, shape_kind: str, chosen: np.ndarray, rows: Sequence[ScoreRow],
+                 systems: Mapping[str, Outcomes]) -> AccuracyCell:
+    answers = [rows[k].answer_set for k in chosen]
+    majority = max(answers.count(answer) for answer in answers) / len(answers)
+    chance = float(np.mean([1 / len(rows[k].options) for k in chosen]))
+    return AccuracyCell(category, shape_kind, int(chosen.size), chance, majority,
+                        {name: rate(o.correct[chosen].mean(axis=1), o.correct[chosen].mean(axis=0))
+                         for name, o in systems.items()})
+
+
+def shapes_report(group: Group, rows: Sequence[ScoreRow], systems: Mapping[str, Outcomes], seed: int) -> ShapesReport:
+    cells = []
+    for category in data_json("coordinates.json")["categories"]:
+        asked = [k for k in group.items if rows[k].setting == category]
+        for shape_kind in ("circle", "rectangle", "polygon"):
+            chosen = np.array([k for k in asked if rows[k].shape_kind == shape_kind], int)
+            if chosen.size:
+                cells.append(_shapes_cell(category, shape_kind, chosen, rows, systems))
+        if asked:
+            cells.append(_shapes_cell(category, "all", np.array(asked, int), rows, systems))
+    return ShapesReport("shapes", group.name, cells)
+
+
+REPORTS = {"composition": composition_report, "shapes": shapes_report}  # kind name -> its report
 
 
 def kind_reports(groups: Sequence[Group], rows: Sequence[ScoreRow], systems: Mapping[str, Outcomes],
@@ -159,7 +210,21 @@ def composition_markdown(report: CompositionReport) -> list[str]:
     return parts
 
 
-MARKDOWN = {"composition": composition_markdown}
+def _accuracy(value: Rate) -> str:
+    sd = f" ± {100 * value.round_sd:.1f}" if value.round_sd is not None else ""
+    return f"{100 * value.value:.1f} [{100 * value.low:.1f}, {100 * value.high:.1f}]{sd}"
+
+
+def shapes_markdown(report: ShapesReport) -> list[str]:
+    systems = list(report.cells[0].systems) if report.cells else []
+    lines = [[cell.category, cell.shape_kind, str(cell.items), f"{100 * cell.chance:.1f}", f"{100 * cell.majority:.1f}",
+              *(_accuracy(cell.systems[name]) for name in systems)] for cell in report.cells]
+    return [f"### {report.group}: accuracy by relation category and shape kind (%, [95% interval], ± SD over "
+            "rounds; as SRT4LLM reports it, a system per prompt strategy)",
+            _table(["category", "shape kind", "items", "chance", "majority", *systems], lines)]
+
+
+MARKDOWN = {"composition": composition_markdown, "shapes": shapes_markdown}
 
 
 def kind_markdown(report) -> list[str]:

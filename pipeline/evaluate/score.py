@@ -14,9 +14,10 @@ published F1); FR Jaccard. Every rate carries a 95 % interval (pipeline.evaluate
 group its own reference points: chance (the expected score of a uniform guess among the options)
 and majority (the best single constant answer for that group, in hindsight).
 
-Rows that name their options' codes (the composition kind's, `option_codes`) are parsed by those
-names (pipeline.evaluate.answers.parse_named), so an FR answer may be a set of RCC-8 relations as
-well as of directions; macro F1 is taken over the labels of the calculi a group's answers draw from.
+Rows that name their options' codes (the composition and shapes kinds', `option_codes`) are parsed
+by those names (pipeline.evaluate.answers.parse_named), so an FR answer may be a set of RCC-8
+relations or a distance class as well as of directions; macro F1 is taken over the labels of the
+calculi a group's answers draw from.
 
 A predictions file may hold several answers per item (`"sample": k`, from `run-model --samples`):
 rates are then means over rounds with their standard deviation, and the majority vote over the
@@ -77,14 +78,16 @@ from pipeline.text.prompts import MAP_QUESTION
 
 SCORE_COLUMNS = ("id", "room_id", "config", "setting", "view", "question_type", "answer", "answer_set", "candidate",
                  "options", "n", "m", "d", "hops", "answer_set_size", "modality", "pair", "story_view", "frame_changes",
-                 "frame_angle", "naming", "option_codes", "arguments")
-BREAKDOWNS = ("setting", "view", "modality", "story_view", "frame_changes", "frame_angle", "naming", "n", "m", "d",
-              "hops", "answer_set_size")
+                 "frame_angle", "naming", "option_codes", "arguments", "shape_kind")
+BREAKDOWNS = ("setting", "view", "modality", "story_view", "frame_changes", "frame_angle", "naming", "shape_kind",
+              "n", "m", "d", "hops", "answer_set_size")
 MAP_COLUMNS = ("facts",)  # read besides SCORE_COLUMNS for a configuration of map questions
 SCORED, UNPARSEABLE, NO_ANSWER, TRUNCATED = range(4)
 EXAMPLES = 5  # unparseable answers quoted per system in the JSON report
-# The calculi an FR answer set draws from, each its own labels: the nine directions, the eight RCC-8 relations.
-CALCULI = (DIRECTIONS, tuple(entry["code"] for entry in data_json("rcc8.json")["codes"]))
+# The calculi an FR answer set draws from, each its own labels: the nine directions, the eight RCC-8 relations,
+# the shapes kind's distance classes.
+CALCULI = (DIRECTIONS, tuple(entry["code"] for entry in data_json("rcc8.json")["codes"]),
+           tuple(entry["code"] for entry in data_json("coordinates.json")["distances"]))
 BIT = {code: 1 << k for k, code in enumerate(code for codes in CALCULI for code in codes)}
 
 
@@ -116,11 +119,12 @@ class ScoreRow:
     naming: str | None = None  # composition rows: eponymous or anonymous relation names
     option_codes: tuple[str, ...] | None = None  # composition rows: the code each option names (lists in metadata)
     arguments: tuple[str, ...] | None = None  # composition rows: the asked pair as the question writes it
+    shape_kind: str | None = None  # shapes rows: circle, rectangle or polygon
 
     @property
     def names(self) -> dict[str, str] | None:
         """option -> code, for a row whose options name codes of their own; None: the directions' words."""
-        return None if self.option_codes is None else dict(zip(self.options, self.option_codes))
+        return dict(zip(self.options, self.option_codes)) if self.option_codes else None
 
     @classmethod
     def of(cls, values: Mapping) -> ScoreRow:
@@ -158,7 +162,7 @@ def read_score_rows(rows: BenchmarkRows, configs: Sequence[str], progress: bool 
                 story_view = columns.get("story_view", absent)
                 changes, angle = columns.get("frame_changes", absent), columns.get("frame_angle", absent)
                 naming, codes = columns.get("naming", absent), columns.get("option_codes", absent)
-                arguments = columns.get("arguments", absent)
+                arguments, shape_kind = columns.get("arguments", absent), columns.get("shape_kind", absent)
                 facts = [_facts(told) for told in columns["facts"]] if "facts" in columns else absent
                 for k in range(table.num_rows):
                     out.append(ScoreRow(
@@ -171,7 +175,7 @@ def read_score_rows(rows: BenchmarkRows, configs: Sequence[str], progress: bool 
                         modality[k] and sys.intern(modality[k]), pair[k], story_view[k] and sys.intern(story_view[k]),
                         changes[k], angle[k], facts[k], naming=naming[k] and sys.intern(naming[k]),
                         option_codes=codes[k] and tuple(map(sys.intern, codes[k])),
-                        arguments=arguments[k] and tuple(arguments[k])))
+                        arguments=arguments[k] and tuple(arguments[k]), shape_kind=shape_kind[k]))
                 bar.update()
     return out
 

@@ -38,6 +38,7 @@ BINARY_CODES = DIRECTIONS + DISTANCES
 UNARY_CODES = REGIONS + WALL_CONTACT
 
 _DIRECTION_OF_SIGNS = {tuple(_BY_CODE[c]["signs"]): c for c in DIRECTIONS}
+COMPASS = tuple(c for c in DIRECTIONS if tuple(_BY_CODE[c]["signs"]) != (0, 0))  # the eight points, clockwise from N
 _REGION_OF_BANDS = {tuple(_BY_CODE[c]["bands"]): c for c in REGIONS}
 _WALL_OF_BORDER = {_BY_CODE[c]["border"]: c for c in WALL_CONTACT}
 _SCALE_CODES = {s: tuple(c for c in DISTANCES if _BY_CODE[c]["scale"] == s) for s in DISTANCE_SCALES}

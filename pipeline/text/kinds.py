@@ -90,6 +90,9 @@ KINDS = {kind.name: kind for kind in (
          "RCC-8 and direction compositions and conceptual neighbourhoods (the tables, in the first room) and "
          "compositions of each room's footprint relations, each under the calculus's names and invented ones",
          "--compositions", questions=("FR",)),
+    Kind("shapes", "shapes_", "pipeline.text.shapes",
+         "two objects of the room given only by coordinates (circles, rectangles, polygons), asked their "
+         "topological, directional or distance relation", "--shapes", questions=("FR",)),
 )}
 BASE = KINDS["base"]
 

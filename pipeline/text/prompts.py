@@ -7,23 +7,28 @@ thresholds), all generated from relations.json so that they cannot drift from th
 an rcc8 row, what touching and inside mean for outlines; for an image-only row, that directions
 compare the objects' centres; for a composition row (pipeline.text.composition), the relations of
 its calculus by their definitions, under the row's names (eponymous or anonymous). Style "paper"
-is the story-only prompt of the published RoomSpace evaluation. Both are pure functions of a
-row's fields, so a harness that reads only the dataset rebuilds the same text (tests/evaluate/test_prompts.py checks it byte for byte).
+is the story-only prompt of the published RoomSpace evaluation. A shapes row (pipeline.text.shapes)
+gives the definitions of its relation category; its self-contained prompt is SRT4LLM's simple
+strategy, which style "simple" also names for every row, and styles "guiding" and "example" add that
+strategy's hints or two worked cases (shapes rows only). All are pure functions of a row's fields,
+so a harness that reads only the dataset rebuilds the same text (tests/evaluate/test_prompts.py
+checks it byte for byte).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from pipeline.data import data_json
 from pipeline.errors import RoomspaceError
 from pipeline.spatial.frames import OBSERVER
-from pipeline.spatial.relations import (DIRECTIONS, REGIONS, WALL_CONTACT, direction_signs, distance_scale, kind,
-                                        region_bands, relation_words)
+from pipeline.spatial.relations import (COMPASS, DIRECTIONS, REGIONS, WALL_CONTACT, direction_signs, distance_scale,
+                                        kind, region_bands, relation_words)
 
-STYLES = ("self-contained", "paper")
+STYLES = ("self-contained", "paper", "simple", "guiding", "example")
+SHAPES_ONLY = ("guiding", "example")  # SRT4LLM's strategies that add sections of their own ({hints}, {examples})
 DEFAULT_STYLE = "self-contained"
 RCC8_SETTING = "rcc8"  # footprints in metres, YN questions about RCC-8 relations: an addition to RoomSpace
 IMAGE_ONLY_SETTING = "none"  # the fact set of a vision row without a story
@@ -44,6 +49,11 @@ def composition_setting(setting: str) -> dict | None:
     return data_json("composition.json")["settings"].get(setting)
 
 
+def shapes_setting(setting: str) -> dict | None:
+    """A shapes row's setting, its relation category (pipeline/data/coordinates.json); None for any other."""
+    return data_json("coordinates.json")["categories"].get(setting)
+
+
 def row_kind(setting: str, modality: str | None) -> str:
     """story, rcc8, image+story, a pair question's image, centres or image+centres, or a composition
     row's composition, neighbourhood or grounded: which task, definitions and instructions a row's
@@ -51,6 +61,8 @@ def row_kind(setting: str, modality: str | None) -> str:
     calculus = composition_setting(setting)
     if calculus is not None:
         return "grounded" if calculus["grounded"] else calculus["task"]
+    if shapes_setting(setting) is not None:
+        return "shapes"
     if setting == IMAGE_ONLY_SETTING:
         return "image"
     if setting == CENTRES_SETTING:
@@ -163,6 +175,53 @@ def calculus_definitions(calculus: str, naming: str) -> str:
     return "\n".join([table["opening"][naming], *lines])
 
 
+def figure_text(name: str, kind: str, centre: Sequence[float], radius: float,
+                corners: Sequence[Sequence[float]]) -> str:
+    """A shape as a shapes row's story states it: a circle by its centre and radius, a rectangle or
+    polygon by its corners, back to the first (pipeline/data/coordinates.json)."""
+    words = data_json("coordinates.json")["figures"]
+    if kind == "circle":
+        return words[kind].format(name=name, centre=words["point"].format(x=centre[0], y=centre[1]),
+                                  radius=f"{radius:.2f}")
+    ring = [*corners, corners[0]]
+    return words[kind].format(name=name, corners=", ".join(words["point"].format(x=x, y=y) for x, y in ring))
+
+
+@lru_cache(maxsize=None)
+def shapes_definitions(category: str) -> str:
+    """What a shapes row's answer depends on: its category's relations and how they are read off."""
+    words = data_json("coordinates.json")
+    if category == "topological":
+        return calculus_definitions("rcc8", "eponymous")
+    if category == "directional":
+        lines = [words["directional_line"].format(label=relation_words(code, "top_down", "label"),
+                                                  low=(45 * k - 22.5) % 360, high=45 * k + 22.5)
+                 for k, code in enumerate(COMPASS)]
+        return words["directional_definitions"].format(lines="\n".join(lines))
+    lines, lower = [], None
+    for entry in words["distances"]:
+        upper = entry["within"]
+        template = "distance_first" if lower is None else "distance_last" if upper is None else "distance_middle"
+        lines.append(words[template].format(label=entry["code"], lower=lower, upper=upper))
+        lower = upper
+    return words["distance_definitions"].format(lines="\n".join(lines))
+
+
+@lru_cache(maxsize=None)
+def strategy_sections(category: str) -> dict[str, str]:
+    """The guiding strategy's hints and the example strategy's two worked cases for a shapes category."""
+    words = data_json("coordinates.json")
+    entry = words["categories"][category]
+    hints = words["hints_intro"].format(lines="\n".join(f"({k}) {hint}" for k, hint in enumerate(entry["hints"], 1)))
+    option_words = dict(zip(COMPASS, (relation_words(code, "top_down", "label") for code in COMPASS)))
+    cases = [words["example_case"].format(
+        number=number, reasoning=case["reasoning"], answer=option_words.get(case["answer"], case["answer"]),
+        shapes=" ".join(figure_text(name, shape["kind"], shape.get("centre", (0, 0)), shape.get("radius", 0.0),
+                                    shape.get("corners", ())) for name, shape in zip("AB", case["shapes"])))
+        for number, case in enumerate(entry["examples"], 1)]
+    return {"hints": hints, "examples": words["example_intro"].format(cases="\n\n".join(cases))}
+
+
 @lru_cache(maxsize=None)  # one text, asked for every moved agent row
 def perspective_definitions() -> str:
     """How a question that moves you to another stance is answered: directions as seen from there."""
@@ -184,21 +243,28 @@ def prompt_text(style: str, *, story: str, question: str, options: Iterable[str]
     templates = _templates()
     if style not in templates["styles"]:
         raise RoomspaceError(f"unknown prompt style {style!r}; expected one of {', '.join(STYLES)}")
+    if style in SHAPES_ONLY and shapes_setting(setting) is None:
+        raise RoomspaceError(f"prompt style {style} is an SRT4LLM strategy, written for shapes rows only "
+                             "(shapes_* configurations); give those with --config, or use self-contained or paper")
     if question_type == MAP_QUESTION:
         return map_prompt(style, story, question, options, view, d, relations)
     kind_ = row_kind(setting, modality)
     calculus = composition_setting(setting)
-    instructions = "relations" if calculus else "pair" if kind_ in PAIR_KINDS else "story"
+    instructions = "relations" if calculus else "pair" if kind_ in (*PAIR_KINDS, "shapes") else "story"
     fields = {"story": story, "question": question, "options": ", ".join(options),
               "instructions": templates["instructions"][instructions][question_type],
               "task": templates["task"][kind_]}
     if "{definitions}" in templates["styles"][style]:
         if calculus:
             fields["definitions"] = calculus_definitions(calculus["calculus"], naming)
+        elif kind_ == "shapes":
+            fields["definitions"] = shapes_definitions(setting)
         else:
             fields["definitions"] = definitions(kind_, story_view or view, d, frozenset(relations))
         if moved:
             fields["definitions"] += "\n\n" + perspective_definitions()
+    if style in SHAPES_ONLY:
+        fields.update(strategy_sections(setting))
     return _style_template(style).format(**fields)
 
 

@@ -85,6 +85,8 @@ def reasoning(row: Mapping) -> list[str]:
     kind = row_kind(row["setting"], row.get("modality"))
     if row.get("naming") is not None:  # a composition row (pipeline.text.composition)
         return [composition_reasoning(row)]
+    if row.get("shape_kind") is not None:  # a shapes row (pipeline.text.shapes): its one relation
+        return [data_json("coordinates.json")["target"].format(answer=row["answer"])]
     if kind == "rcc8":
         code = row["true_relation"]
         label = next(entry["label"] for entry in data_json("rcc8.json")["codes"] if entry["code"] == code)

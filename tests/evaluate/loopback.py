@@ -40,3 +40,25 @@ class LoopbackChat:
         self.httpd.shutdown()
         self.httpd.server_close()
         self.thread.join()
+
+
+class SampledChat:
+    """A loopback model answering each prompt with `answer(prompt, sample)`, `sample` counting the times
+    that prompt was asked before (a run with --samples K and --concurrency 1 asks them in order)."""
+
+    def __init__(self, answer: Callable[[str, int], str]) -> None:
+        self.answer = answer
+        self.asked: dict[str, int] = {}
+        self.lock = threading.Lock()
+        self.loopback = LoopbackChat(self.respond)
+        self.root = self.loopback.root
+
+    def respond(self, path: str, body: dict) -> tuple[int, dict]:
+        prompt = body["messages"][0]["content"]
+        with self.lock:
+            sample = self.asked.get(prompt, 0)
+            self.asked[prompt] = sample + 1
+        return 200, completion(body, self.answer(prompt, sample))
+
+    def close(self) -> None:
+        self.loopback.close()

@@ -3,14 +3,13 @@ arguments accepted, the Jaccard index per answer, the guessing baseline, and a l
 through `run-model` and `score` with repeated samples."""
 
 import json
-import threading
 import zlib
 from itertools import combinations
 from pathlib import Path
 
 import pytest
 from conftest import SCENE_SEED
-from loopback import LoopbackChat, completion
+from loopback import SampledChat
 
 from pipeline.cli import main
 from pipeline.dataset.build import BuildPlan, build
@@ -21,8 +20,11 @@ from pipeline.evaluate.score import UNPARSEABLE, ScoreRow, score_item
 from pipeline.spatial.calculi import rcc8_composition, rcc8_neighbourhood
 from pipeline.spatial.topology import RCC8
 from pipeline.text.configs import parse_configs
+from pipeline.text.kinds import KINDS
 
 NAMES = dict(zip(RCC8, RCC8))
+BASE = parse_configs("n5_m4_d144")
+CONFIG = KINDS["composition"].config_name(BASE[0])
 
 
 def table_row(answer_set, options=RCC8, codes=RCC8, arguments=("x", "z")) -> ScoreRow:
@@ -84,14 +86,8 @@ def jaccard(named: set, truth: set) -> float:
 
 
 class Model:
-    """A loopback model answering each prompt by a hash of it and of the sample asked: right, right with
+    """How a loopback model answers each row, by a hash of it and of the sample asked: right, right with
     every relation written as its converse from the other end, one option, or a hedge."""
-
-    def __init__(self, rows: list[dict]) -> None:
-        self.rows = {row["prompt"]: row for row in rows}
-        self.asked: dict[str, int] = {}
-        self.lock = threading.Lock()
-        self.loopback = LoopbackChat(self.respond)
 
     @staticmethod
     def way(row: dict, sample: int) -> int:
@@ -115,29 +111,21 @@ class Model:
         way = cls.way(row, sample)
         return 1.0 if way < 2 else jaccard({row["option_codes"][0]}, set(row["answer_set"])) if way == 2 else 0.0
 
-    def respond(self, path: str, body: dict) -> tuple[int, dict]:
-        prompt = body["messages"][0]["content"]
-        with self.lock:
-            sample = self.asked.get(prompt, 0)
-            self.asked[prompt] = sample + 1
-        return 200, completion(body, self.answer(self.rows[prompt], sample))
-
 
 @pytest.fixture(scope="module")
 def built(scenes, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("composition") / "roomspace-composition-test"
-    build(BuildPlan.asked(out.name, SCENE_SEED, 2, (), {"composition": parse_configs("n5_m4_d144")}), scenes, out,
-          workers=1, progress=False)
+    build(BuildPlan.asked(out.name, SCENE_SEED, 2, (), {"composition": BASE}), scenes, out, workers=1, progress=False)
     return out
 
 
 def test_a_loopback_model_through_run_model_and_score(built, tmp_path, capsys):
-    source = open_rows(built)
-    rows = list(source.rows(source.configs))
-    model = Model(rows)
+    rows = list(open_rows(built).rows([CONFIG]))
+    by_prompt = {row["prompt"]: row for row in rows}
+    model = SampledChat(lambda prompt, sample: Model.answer(by_prompt[prompt], sample))
     try:
         preds = tmp_path / "model.jsonl"
-        assert main(["run-model", str(built), "--base-url", model.loopback.root, "--model", "stub", "--out", str(preds),
+        assert main(["run-model", str(built), "--base-url", model.root, "--model", "stub", "--out", str(preds),
                      "--samples", "2", "--temperature", "0.5", "--concurrency", "1", "--quiet"]) == 0  # samples in order
         assert sum(model.asked.values()) == 2 * len(rows)
         report = tmp_path / "scores.json"
@@ -145,7 +133,7 @@ def test_a_loopback_model_through_run_model_and_score(built, tmp_path, capsys):
                      "--json", str(report),
                      "--quiet"]) == 0
     finally:
-        model.loopback.close()
+        model.close()
     printed = capsys.readouterr().out
     assert "Jaccard index by setting and naming" in printed and "eponymous - anonymous" in printed
     (kind,) = json.loads(report.read_text(encoding="utf-8"))["kinds"]

@@ -49,11 +49,13 @@ def small(scenes, tmp_path_factory) -> Path:
     return every_kind(scenes, tmp_path_factory)
 
 
-def kind(item_id: str) -> str:
-    return KINDS[zlib.crc32(item_id.encode()) % len(KINDS)]
+def kind(item_id: str, position: int | None = None) -> str:
+    """What the mock answers an item: by its position among the task's samples, so that a configuration
+    of five items or more gets every kind (a kind with few rows, shapes, missed one by hash), else by its id."""
+    return KINDS[(zlib.crc32(item_id.encode()) if position is None else position) % len(KINDS)]
 
 
-def answer(item_id: str, metadata: dict) -> ModelOutput:
+def answer(item_id: str, metadata: dict, position: int | None = None) -> ModelOutput:
     """The mock model's answer to an item: right, wrong, unparseable, cut at the token limit (the
     right text, which must not count), or right after some reasoning and in the view's words."""
     truth = metadata["answer_set"]
@@ -74,7 +76,7 @@ def answer(item_id: str, metadata: dict) -> ModelOutput:
     text, stop = {"right": (right, "stop"), "wrong": (wrong, "stop"),
                   "unparseable": ("Perhaps; it is hard to say.", "stop"),
                   "truncated": (right, "max_tokens"),
-                  "reasoned": (f"Reading the story fact by fact.\nAnswer: {worded}", "stop")}[kind(item_id)]
+                  "reasoned": (f"Reading the story fact by fact.\nAnswer: {worded}", "stop")}[kind(item_id, position)]
     output = ModelOutput.from_content("mockllm/model", text, stop_reason=stop)
     # with usage given, mockllm does not count tokens (tiktoken would download its encoding: no network here)
     output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
@@ -96,18 +98,18 @@ class MockAnswers:
 
     def __init__(self, task) -> None:
         self.items = {}
-        for sample in task.dataset:
+        for position, sample in enumerate(task.dataset):
             (message,) = sample.input if isinstance(sample.input, list) else [ChatMessageUser(content=sample.input)]
-            self.items[parts(message)] = (sample.id, sample.metadata)
+            self.items[parts(message)] = (sample.id, sample.metadata, position)
         assert len(self.items) == len(task.dataset), "two samples send the same input"
         self.received: dict[str, bytes | None] = {}  # id -> the image the model was sent
 
     def __call__(self, messages, tools, tool_choice, config) -> ModelOutput:
         (message,) = messages
         text, image = parts(message)
-        item_id, metadata = self.items[(text, image)]
+        item_id, metadata, position = self.items[(text, image)]
         self.received[item_id] = image
-        return answer(item_id, metadata)
+        return answer(item_id, metadata, position)
 
 
 def run(task, log_dir: Path):
@@ -128,7 +130,8 @@ def test_inspect_scores_equal_roomspace_score_for_the_same_answers(small, config
     assert set(samples) == set(rows)
 
     # each item scored by its kind of answer; the metadata carries what scoring needs, not the row
-    kinds = {item_id: kind(item_id) for item_id in rows}
+    positions = {item_id: position for item_id, _, position in mock.items.values()}
+    kinds = {item_id: kind(item_id, positions[item_id]) for item_id in rows}
     for item_id, sample in samples.items():
         score = sample.scores["roomspace_scorer"]
         assert set(sample.metadata) >= {"question_type", "answer_set", "candidate", "options", "view", "config",

@@ -281,7 +281,7 @@ def test_score_command_per_configuration_json_plots_and_repeats(built, rows, tmp
     assert report["configs"] == ["n3_m2_d81"] and report["rounds"] == {"model": 3, "checker": 1}
     assert {example["id"] for example in report["unparseable"]["model"]} == {fr["id"], yn["id"]}
     group = report["groups"][0]
-    frames = {"modality", "story_view", "frame_changes", "frame_angle", "naming"}  # vision, agent, composition rows
+    frames = {"modality", "story_view", "frame_changes", "frame_angle", "naming", "shape_kind"}  # other kinds' only
     assert group["overall"]["systems"]["model"]["fr_vote"] > 0 and set(group["by"]) == set(BREAKDOWNS) - frames
     pngs = sorted(p.name for p in plots.glob("*.png"))
     assert "gaps.png" in pngs and any("answer_set_size" in name for name in pngs)
