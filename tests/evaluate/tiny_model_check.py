@@ -2,7 +2,10 @@
 served by llama.cpp from .venv-tiny (`make eval-tiny` installs it) answers a sample of every text kind of a
 small build through run-model, and `roomspace score`, lm-eval and inspect give the same numbers on the
 same answers. The scores are whatever the model earns; what must hold is that the loop completes with
-answers a model wrote, each harness sends the very prompts run-model sent, and the three agree."""
+answers a model wrote, each harness sends the very prompts run-model sent, and the three agree.
+
+The file's name is no test_*.py so that no run collects it unasked (it needs .venv-tiny and minutes):
+`make test-tiny` names it, with -m tiny_model."""
 
 import importlib.util
 import json
