@@ -40,14 +40,6 @@ system; the baselines `random` (every object in a random cell), `regions` (every
 cell of its stated region, against a wall where the story says so: the facts about single objects
 alone) and `checker` (the rasterised scene, the story's own witness: 100 %) draw maps too.
 
-A map (question type MAP, pipeline.text.maps) is scored by the checker rather than against one
-true map: it is consistent when every fact its story states holds on its cells
-(pipeline.spatial.facts.facts_held); its partial credit is the share of facts that hold (kept where
-an FR answer keeps its Jaccard). Maps consistent, facts held and maps not parsed are reported per
-system; the baselines `random` (every object in a random cell), `regions` (every object in a random
-cell of its stated region, against a wall where the story says so: the facts about single objects
-alone) and `checker` (the rasterised scene, the story's own witness: 100 %) draw maps too.
-
 Only the columns scoring needs are read, one shard at a time, and per-item outcomes are kept in
 numpy arrays: memory grows with the number of items, not with the rows' stories or images.
 """
