@@ -20,10 +20,11 @@ from huggingface_hub import DatasetCardData
 from pipeline.data import data_text
 from pipeline.dataset.manifest import DATASET_SPLIT, FramingCounts, PairCounts, SettingCounts, Stats
 from pipeline.dataset.rows import features_of_config
+from pipeline.dataset.vision import IMAGE_OF_STORY
 from pipeline.spatial.facts import SETTINGS
 from pipeline.spatial.relations import DIRECTIONS
 from pipeline.spatial.topology import RCC8
-from pipeline.text.agents import AgentItem
+from pipeline.text.agents import FRAMINGS, AgentItem
 from pipeline.text.items import ITEM_SETTINGS, RCC8_SETTING
 from pipeline.text.kinds import Kind, kind_of
 from pipeline.text.prompts import PAIR_MODALITIES
@@ -148,6 +149,25 @@ def images_note(stats: Stats) -> str:
     return f" questions, about {stats.images} images (each stored once)" if stats.images is not None else ""
 
 
+def declared_order(order: Sequence[str]):
+    """The sort key putting names in `order` first, as declared, then any others by name: the card's
+    order is a function of the data alone, not of which rooms came first or whether the counts were
+    read back from manifest.json (whose keys are sorted), so a resumed build writes the same card."""
+    return lambda name: (order.index(name) if name in order else len(order), name)
+
+
+IMAGE_ORDER = tuple(IMAGE_OF_STORY.values())  # the plan, the door view, the observer's first-person view
+
+
+def image_order(name: str) -> tuple:
+    """The sort key of an image kind's image names: IMAGE_ORDER, further stances' first-person views
+    (first_person_2, first_person_3, ...) after the observer's by number, any other name last."""
+    stem, _, number = name.rpartition("_")
+    if not (number.isdigit() and stem in IMAGE_ORDER):
+        stem, number = name, "0"
+    return declared_order(IMAGE_ORDER)(stem)[0], int(number), name
+
+
 def agent_lines(stats: Stats) -> str:
     """An agent configuration's rows by kind (story frame, frame changes) and by the angle turned."""
     if stats.agent_kinds is None:
@@ -155,7 +175,7 @@ def agent_lines(stats: Stats) -> str:
     lines = [f"- agent rows by frame changes and angle between the story's facing and the question's: "
              f"{', '.join(f'{k}: {v}' for k, v in sorted((stats.frame_angles or {}).items()))}",
              "", "| kind | FR | mean FR answer-set size | YN Yes | YN No |", "|---|---|---|---|---|"]
-    for kind, asked in stats.agent_kinds.items():
+    for kind, asked in sorted(stats.agent_kinds.items(), key=lambda item: declared_order(FRAMINGS)(item[0])):
         mean = f"{asked.sizes / asked.FR:.2f}" if asked.FR else "-"
         lines.append(f"| {kind} | {asked.FR} | {mean} | {asked.Yes} | {asked.No} |")
     return "\n".join(lines) + "\n\n"
@@ -169,7 +189,7 @@ def pair_lines(stats: Stats) -> str:
     lines = [f"- pair questions (each asked as {asked_as}): rooms with any: "
              f"{stats.pair_rooms} of {stats.rooms}; per room: "
              f"{sum(v.FR + v.Yes + v.No for v in stats.pair_questions.values()) / max(stats.rooms, 1):.1f}"]
-    for image, asked in stats.pair_questions.items():
+    for image, asked in sorted(stats.pair_questions.items(), key=lambda item: image_order(item[0])):
         lines.append(f"- pair questions, {image} image: {asked.FR} FR, {asked.Yes + asked.No} YN "
                      f"({asked.Yes} Yes, {asked.No} No); FR answers: {_counts(asked.answers, DIRECTIONS)}")
     return "\n".join(lines) + "\n"

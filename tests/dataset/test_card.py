@@ -1,5 +1,6 @@
 """The dataset card as the Hub reads it: its YAML header parsed by huggingface_hub, on small real builds."""
 
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -9,11 +10,12 @@ from conftest import SCENE_SEED
 from huggingface_hub import DatasetCard
 
 from pipeline.dataset.build import BuildPlan, build, room_job
-from pipeline.dataset.card import config_size, size_category, task_categories
+from pipeline.dataset.card import config_size, size_category, statistics_section, task_categories
 from pipeline.dataset.manifest import Stats, read_manifest
 from pipeline.evaluate.rows import open_rows
 from pipeline.typed_json import from_json, to_json
 from pipeline.spatial.relations import DIRECTIONS
+from pipeline.text.agents import FRAMINGS
 from pipeline.text.configs import parse_configs
 
 BASE = "n3_m2_d81"
@@ -160,3 +162,21 @@ def test_statistics_add_up_in_any_grouping_and_round_trip_through_json(scenes):
         assert together.rooms + together.skipped_rooms == 4 and together.rows == sum(s.rows for s in (a, b, c, d))
         assert from_json(Stats, to_json(together)) == together
         assert [to_json(s) for s in (a, b, c, d)] == before  # adding makes new records: the rooms' are unchanged
+
+
+def test_the_statistics_read_the_same_however_the_counts_were_kept(scenes):
+    """A resumed build reads its first shards' statistics back from manifest.json (keys sorted) and
+    counts the rest afresh (keys as first seen): the card must not tell the two apart."""
+    configs = parse_configs(BASE)
+    plan = BuildPlan.asked("stats", SCENE_SEED, 2, configs, {"vision": configs, "agent": configs})
+    rooms = [room_job(SCENE_SEED, index, scenes, plan.outputs).stats for index in range(2)]
+    counted = {name: sum((room[name] for room in rooms), Stats()) for name in plan.names}
+    reread = {name: from_json(Stats, json.loads(json.dumps(to_json(stats), sort_keys=True)))
+              for name, stats in counted.items()}
+    assert [list(s.pair_questions or ()) + list(s.agent_kinds or ()) for s in counted.values()] != \
+           [list(s.pair_questions or ()) + list(s.agent_kinds or ()) for s in reread.values()]  # the orders differ
+    assert statistics_section(counted) == statistics_section(reread)
+    shown = statistics_section(counted)
+    assert shown.index("pair questions, top_down image") < shown.index("pair questions, south_door image")
+    assert [line.split(" |")[0] for line in shown.splitlines() if line.startswith("| ") and " | " in line
+            and line.split(" |")[0][2:] in FRAMINGS] == [f"| {k}" for k in FRAMINGS] * 2

@@ -38,9 +38,27 @@ def reference(scenes, tmp_path_factory) -> Path:
     return out
 
 
-def cli_build(scenes: Path, out: Path, workers: int = 2) -> list[str]:
-    return [sys.executable, "-m", "pipeline.cli", "build", "--rooms", str(ROOMS), "--seed", str(SEED),
-            "--shard-rooms", "3", "--scenes", str(scenes), "--out", str(out), "--workers", str(workers), "--quiet"]
+def cli_build(scenes: Path, out: Path, workers: int = 2, asked: tuple[str, ...] = ()) -> list[str]:
+    """The CLI build of `plan()` or, `asked` (EVERY_KIND), of those options."""
+    sized = asked or ("--rooms", str(ROOMS), "--shard-rooms", "3")
+    return [sys.executable, "-m", "pipeline.cli", "build", *sized, "--seed", str(SEED), "--scenes", str(scenes),
+            "--out", str(out), "--workers", str(workers), "--quiet"]
+
+
+# Every kind of configuration, balanced too, in 3 shards of 2 rooms: their card has the vision kinds'
+# pair-question lines and the agent kinds' framing tables, which a resumed build must write as a clean one does.
+EVERY_BASE = "n5_m4_d144"
+EVERY_KIND = ("--rooms", "6", "--shard-rooms", "2", "--configs", EVERY_BASE, "--balanced",
+              *(option for kind in ("vision", "twins", "agents", "maps", "compositions", "shapes")
+                for option in (f"--{kind}", EVERY_BASE)))
+
+
+@pytest.fixture(scope="module")
+def every_kind_reference(scenes, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("every-kind") / NAME
+    clean = subprocess.run(cli_build(scenes, out, workers=1, asked=EVERY_KIND), capture_output=True, text=True)
+    assert clean.returncode == 0, clean.stderr
+    return out
 
 
 # Runs the CLI build with a signal injected at one moment: when the `nth` file whose name ends with
@@ -69,8 +87,9 @@ sys.exit(cli.main(sys.argv[5:]))
 
 
 def injected(scenes: Path, out: Path, suffix: str, nth: int, when: str, signame: str, children: Path,
-             workers: int = 1) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-c", INJECTED, suffix, str(nth), when, signame, *cli_build(scenes, out, workers)[3:]]
+             workers: int = 1, asked: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-c", INJECTED, suffix, str(nth), when, signame,
+               *cli_build(scenes, out, workers, asked)[3:]]
     return subprocess.run(command, capture_output=True, text=True, env={**os.environ, "CHILDREN_FILE": str(children)})
 
 
@@ -91,6 +110,26 @@ def test_sigkill_at_any_moment_then_rerun_gives_the_same_bytes(scenes, reference
     rerun = subprocess.run(cli_build(scenes, out), capture_output=True, text=True)
     assert rerun.returncode == 0, rerun.stderr
     assert files(out) == files(reference)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("suffix, shard, when", [
+    (".parquet", 2, "after"),  # shards 0 and 1 in the manifest, read back by the rerun; shard 2 made by it
+    ("README.md", 1, "before"),  # finishing: every shard read back by the rerun
+    (MANIFEST, 5, "before"),  # the card written, the manifest not yet marked complete: the rerun writes the card again
+], ids=["later-shard", "card", "complete"])
+def test_a_resumed_build_of_every_kind_writes_the_same_bytes_card_included(scenes, every_kind_reference, tmp_path,
+                                                                          suffix, shard, when):
+    configs = len(json.loads((every_kind_reference / MANIFEST).read_text())["identity"]["configs"])
+    nth = shard * configs + 1 if suffix == ".parquet" else shard  # the shard's first file
+    out = tmp_path / NAME
+    killed = injected(scenes, out, suffix, nth, when, "SIGKILL", tmp_path / "children", asked=EVERY_KIND)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    rerun = subprocess.run(cli_build(scenes, out, asked=EVERY_KIND), capture_output=True, text=True)
+    assert rerun.returncode == 0, rerun.stderr
+    resumed, clean = files(out), files(every_kind_reference)
+    assert resumed["README.md"].decode() == clean["README.md"].decode()
+    assert resumed == clean
 
 
 @pytest.mark.slow
