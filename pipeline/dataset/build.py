@@ -103,10 +103,13 @@ class BuildPlan:
         return cls(name, seed, rooms, tuple(outputs), **sizes)
 
     def identity(self) -> dict:
-        """What makes two builds the same build: a folder holding another identity is refused. The
-        training splits' sizes are there only when asked for: a test-only identity is unchanged."""
+        """What makes two builds the same build, that is what determines the bytes of its shards and
+        manifest: a folder holding another identity is refused. The name (the folder's) is not in it:
+        it goes only into the card, written when the build finishes, so a build folder renamed or
+        copied is resumed. The training splits' sizes are there only when asked for: a test-only
+        identity is unchanged."""
         training = {f"{split}_rooms": count for split, count in self.split_rooms.items() if split in TRAINING_SPLITS}
-        return {"name": self.name, "seed": self.seed, "rooms": self.rooms, "shard_rooms": self.shard_rooms,
+        return {"seed": self.seed, "rooms": self.rooms, "shard_rooms": self.shard_rooms,
                 "configs": self.names, "roomspace": __version__, **training}
 
     @property
@@ -131,16 +134,16 @@ class BuildPlan:
         return [output.name for output in self.outputs]
 
     @classmethod
-    def from_identity(cls, identity: dict) -> BuildPlan:
-        """The plan whose `identity()` this is (a manifest's): its configurations asked again, so that
-        names out of card order or a kind without what it is made from give other `names`. A name
-        that is no configuration is a RoomspaceError."""
+    def from_identity(cls, identity: dict, name: str = "") -> BuildPlan:
+        """The plan named `name` whose `identity()` this is (a manifest's): its configurations asked
+        again, so that names out of card order or a kind without what it is made from give other
+        `names`. A name that is no configuration is a RoomspaceError."""
         bases: dict[str, list[Config]] = {}
         for name in identity["configs"]:
             kind, config = parse(name)
             bases.setdefault(kind.name, []).append(config)
         added = {kind: chosen for kind, chosen in bases.items() if KINDS[kind].option}
-        return cls.asked(identity["name"], identity["seed"], identity["rooms"], bases.get(BASE.name, ()), added,
+        return cls.asked(name, identity["seed"], identity["rooms"], bases.get(BASE.name, ()), added,
                          shard_rooms=identity["shard_rooms"], train_rooms=identity.get("train_rooms", 0),
                          validation_rooms=identity.get("validation_rooms", 0))
 
@@ -278,9 +281,10 @@ def check_folder(out: Path, plan: BuildPlan) -> dict:
     Called under the folder's lock, after its temporary files are removed."""
     if (out / MANIFEST).exists():
         manifest = read_manifest(out, complete=False)
-        identity = manifest["identity"]
-        if identity != plan.identity():
-            raise RoomspaceError(f"{out} holds a different build ({identity}); choose another --out or remove it")
+        differs = identity_difference(manifest["identity"], plan.identity())
+        if differs:
+            raise RoomspaceError(f"{out} holds a different build: {differs}; choose another --out or remove it")
+        manifest["identity"] = plan.identity()  # an older build's identity also held its folder's name (FORMER)
         return manifest
     foreign = sorted(p.name for p in out.iterdir())
     if foreign:
@@ -289,6 +293,37 @@ def check_folder(out: Path, plan: BuildPlan) -> dict:
     manifest = {"identity": plan.identity(), "complete": False, "shards": {}}
     write_manifest(out, manifest)
     return manifest
+
+
+# Identity fields as the build command spells them, for the message naming the one that differs.
+IDENTITY_OPTIONS = {"seed": "--seed", "rooms": "--rooms", "shard_rooms": "--shard-rooms", "train_rooms": "--train-rooms",
+                    "validation_rooms": "--validation-rooms", "roomspace": "roomspace version"}
+FORMER = ("name",)  # fields older builds put in their identity that determine none of their bytes: passed over
+
+
+def identity_difference(held: dict, asked: dict) -> str | None:
+    """The first field in which a folder's build identity (`held`) differs from the plan's (`asked`),
+    as "its --seed is 3, this command's 0"; None for the same build."""
+    for key in dict.fromkeys([*asked, *held]):
+        theirs, ours = held.get(key), asked.get(key)
+        if key in FORMER or theirs == ours:
+            continue
+        if key == "configs" and isinstance(theirs, list):
+            return _configs_difference(theirs, ours)
+        if key.endswith("_rooms"):  # a training split's size is there only when the build has it
+            theirs, ours = theirs or 0, ours or 0
+        return f"its {IDENTITY_OPTIONS.get(key, key)} is {theirs}, this command's {ours}"
+    return None
+
+
+def _configs_difference(theirs: list, ours: list) -> str:
+    def listed(names: list) -> str:
+        return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+    missing, extra = [c for c in ours if c not in theirs], [c for c in theirs if c not in ours]
+    parts = ([f"lack {listed(missing)}, which this command asks for"] if missing else []) + \
+            ([f"have {listed(extra)}, which this command does not ask for"] if extra else [])
+    return f"its configurations {' and '.join(parts) or 'come in another order'}"
 
 
 def shard_done(out: Path, manifest: dict, key: str) -> bool:
@@ -378,7 +413,7 @@ def _finished(out: Path, plan: BuildPlan) -> bool:
         manifest = read_manifest(out)
     except RoomspaceError:
         return False
-    return (manifest["identity"] == plan.identity()
+    return (identity_difference(manifest["identity"], plan.identity()) is None
             and all(shard_done(out, manifest, part.key) for part in plan.parts()))
 
 

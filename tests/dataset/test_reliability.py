@@ -3,6 +3,7 @@
 import errno
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import SCENE_SEED as SEED
 
-from pipeline.dataset.build import BuildPlan, build
+from pipeline.dataset.build import BuildPlan, build, check_folder
 from pipeline.dataset.manifest import MANIFEST
 from pipeline.dataset.validate import validate
 from pipeline.errors import RoomspaceError
@@ -252,6 +253,58 @@ def test_full_disk_leaves_no_shard_and_the_rerun_finishes(scenes, reference, tmp
     monkeypatch.setattr(pipeline.dataset.rows.pq, "write_table", real_write)
     build(plan(), scenes, out, workers=1, progress=False)
     assert files(out) == files(reference)
+
+
+def interrupted(scenes: Path, out: Path, monkeypatch, plan: BuildPlan) -> None:
+    """`plan` built into `out` until its second shard's first file meets a full disk: shard 0 is kept."""
+    import pipeline.dataset.rows
+
+    real_write, calls = pipeline.dataset.rows.pq.write_table, []
+
+    def full_after_two(table, target, **kwargs):
+        calls.append(target)
+        if len(calls) > 2:
+            raise OSError(errno.ENOSPC, "No space left on device", str(target))
+        return real_write(table, target, **kwargs)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(pipeline.dataset.rows.pq, "write_table", full_after_two)
+        with pytest.raises(RoomspaceError, match="No space left"):
+            build(plan, scenes, out, workers=1, progress=False)
+
+
+def test_a_renamed_or_copied_build_folder_is_resumed(scenes, reference, tmp_path, monkeypatch):
+    first = tmp_path / "first-name"
+    interrupted(scenes, first, monkeypatch, BuildPlan.asked(first.name, SEED, ROOMS, DEFAULT_CONFIGS, shard_rooms=3))
+    copied = tmp_path / "copy" / NAME
+    shutil.copytree(first, copied)
+    renamed = first.rename(tmp_path / NAME)
+    for out in (renamed, copied):
+        report = build(plan(), scenes, out, workers=1, progress=False)
+        assert report.rooms_built == ROOMS - 3  # shard 0 kept
+        assert files(out) == files(reference)  # the card names the folder it finished in
+
+
+def test_another_build_in_the_folder_is_refused_naming_the_field_that_differs(tmp_path):
+    out = tmp_path / NAME
+    out.mkdir()
+    check_folder(out, plan())  # writes the identity, as a build does before its first shard
+    others = [
+        (BuildPlan.asked(NAME, SEED + 1, ROOMS, DEFAULT_CONFIGS, shard_rooms=3), f"its --seed is {SEED}, this command's {SEED + 1}"),
+        (plan(rooms=ROOMS + 1), f"its --rooms is {ROOMS}, this command's {ROOMS + 1}"),
+        (BuildPlan.asked(NAME, SEED, ROOMS, DEFAULT_CONFIGS, shard_rooms=4), "its --shard-rooms is 3, this command's 4"),
+        (BuildPlan.asked(NAME, SEED, ROOMS, DEFAULT_CONFIGS, shard_rooms=3, train_rooms=2), "its --train-rooms is 0, this command's 2"),
+        (BuildPlan.asked(NAME, SEED, ROOMS, DEFAULT_CONFIGS[1:], {"twin": DEFAULT_CONFIGS[1:]}, shard_rooms=3),
+         f"its configurations lack twin_{DEFAULT_CONFIGS[1].name}, which this command asks for and have "
+         f"{DEFAULT_CONFIGS[0].name}, which this command does not ask for"),
+    ]
+    for other, differs in others:
+        with pytest.raises(RoomspaceError) as refused:
+            check_folder(out, other)
+        assert str(refused.value) == f"{out} holds a different build: {differs}; choose another --out or remove it"
+    manifest = json.loads((out / MANIFEST).read_text())
+    (out / MANIFEST).write_text(json.dumps({**manifest, "identity": {**manifest["identity"], "name": "old"}}))
+    assert check_folder(out, plan())["identity"] == plan().identity()  # an older build's folder name is passed over
 
 
 def test_validate_finds_damage_and_checks_nesting(scenes, reference, tmp_path):
