@@ -78,6 +78,9 @@ def add_scenes(commands) -> None:
     scenes.add_argument("--source", choices=["procthor", "procthor-10k"], default="procthor",
                         help="procthor: sample new houses (default); procthor-10k: the published set, via prior")
     scenes.add_argument("--force", action="store_true", help="resample scenes already on disk")
+    scenes.add_argument("--small-objects", action="store_true",
+                        help="record small objects on and in the furniture of every scene (placed offline from "
+                             "ProcTHOR's receptacle table; a kept scene without them gets them, its house unchanged)")
     scenes.add_argument("--quiet", action="store_true", help="no progress bar")
     add_executor_options(scenes)
     scenes.set_defaults(run=cmd_scenes)
@@ -96,6 +99,7 @@ def cmd_scenes(args: argparse.Namespace) -> None:
         progress=not args.quiet,
         workers=args.workers,
         scheduler=dask_scheduler(args),
+        small_objects=args.small_objects,
     )
 
 

@@ -49,6 +49,27 @@ class SceneObject:
 
 
 @dataclass(frozen=True)
+class SmallObject:
+    """A small object put on or in a room's furniture offline (pipeline.scene.small_objects)."""
+
+    id: Name  # "small|<k>", in the order they were placed
+    asset_id: Name
+    type: Name  # ProcTHOR objectType, e.g. "Book"
+    support: Name  # the id of what it rests on or is inside: a top-level object's or another small object's
+    # the support's part it is on or in: a surface ("top", "seat", "lower middle shelf") or a closed
+    # compartment ("top left drawer", "fridge"; "inside" for a box or a microwave); None on a small object's top
+    part: str | None
+    inside: bool  # inside the support's compartment (a drawer, a box), not resting on it
+    level: Annotated[int, Rule(minimum=1, maximum=3)]  # 1 on or in the furniture, 2 on or in a level-1 object, 3
+    x: float  # centre, metres east
+    z: float  # centre, metres north
+    y: Annotated[float, Rule(minimum=0)]  # bottom, metres above the floor
+    yaw: Annotated[float, Rule(minimum=0, exclusiveMaximum=360)]  # as SceneObject.yaw
+    size: tuple[Length, Length, Length]  # its bounding box as placed (a laptop shut): x width, y height, z depth
+    closed: bool | None = None  # a box's lid or a microwave's door: shut or not; None for an object that does not open
+
+
+@dataclass(frozen=True)
 class Opening:
     kind: Annotated[str, Rule(enum=["door", "window"])]
     wall: Wall
@@ -67,6 +88,9 @@ class Scene:
     openings: Annotated[tuple[Opening, ...], Rule(minItems=1, prefixItems=[DOOR_FIRST])]  # the door, then windows
     objects: tuple[SceneObject, ...]  # every top-level object, in ProcTHOR's order
     attempt: Count = 0  # ProcTHOR was seeded from (seed, index, attempt); > 0 when resampled for prominent objects
+    # small objects on and in its furniture (pipeline.scene.small_objects: `roomspace scenes --small-objects`);
+    # None, and absent from the file, where the scene was written without them
+    small_objects: tuple[SmallObject, ...] | None = None
 
     @property
     def room_id(self) -> str:

@@ -14,7 +14,8 @@ from pipeline.scene.procthor.ai2thor import check_ai2thor_build
 from pipeline.scene.procthor.procthor10k import import_prior, procthor10k_scene, procthor10k_single_rooms
 from pipeline.scene.procthor.sampling import MIN_PROMINENT, check_controller, sample_scene
 from pipeline.scene.records import SOURCE_NAMES, Scene
-from pipeline.scene.scene_file import load_scene, scene_path, write_scene
+from pipeline.scene.scene_file import load_house, load_scene, scene_path, write_scene
+from pipeline.scene.small_objects import with_small_objects
 
 SOURCES = ("procthor", "procthor-10k")
 MAX_SCENES = 10 ** 8  # a sane bound: refused before anything is made
@@ -58,13 +59,17 @@ def sample_scenes(
     min_prominent: int = MIN_PROMINENT,
     workers: int = 1,
     scheduler: str | None = None,
+    small_objects: bool = False,
 ) -> int:
     """Sample houses 0..count-1 of global seed `seed` into `out`; how many were sampled now.
 
     Scenes already on disk and valid are kept (unless `force`); a corrupt or foreign file is an
     error that names it. Bad input fails before anything is sampled or written. Houses are
     sampled by `workers` processes (or on the Dask `scheduler`) and written in order; which ones
-    are missing is found as the work goes, so memory does not grow with `count`.
+    are missing is found as the work goes, so memory does not grow with `count`. With
+    `small_objects`, every scene's record holds its small objects (pipeline.scene.small_objects):
+    those sampled now are written with them, and a kept scene without them gets them, its house
+    unchanged; without it, scene files are written exactly as before.
     """
     if isinstance(count, bool) or not isinstance(count, int) or count <= 0:
         raise RoomspaceError(f"count must be a positive whole number, got {count!r}")
@@ -106,13 +111,29 @@ def sample_scenes(
         sampled = 0
         try:
             for house, scene in made:
-                write_scene(scene_path(out, seed, scene.index), house, scene)
+                write_scene(scene_path(out, seed, scene.index), house,
+                            with_small_objects(scene, house) if small_objects else scene)
                 sampled += 1
                 bar.update(1)
+            if small_objects:
+                add_small_objects(out, seed, count, record_source)
         except KeyboardInterrupt as stop:
             stop.kept = f"{sampled} scenes sampled now are kept in {out}"
             raise
     return sampled
+
+
+def add_small_objects(out: Path, seed: int, count: int, source: str) -> int:
+    """Give every scene 0..count-1 of `out` that has none its small objects (the house unchanged); how many."""
+    added = 0
+    for k in range(count):
+        path = scene_path(out, seed, k)
+        scene = load_scene(path, source)
+        if scene.small_objects is None:
+            house = load_house(path)
+            write_scene(path, house, with_small_objects(scene, house))
+            added += 1
+    return added
 
 
 def _procthor10k_scenes(seed: int, indices: Iterator[int]) -> Iterator[tuple[dict, Scene]]:
