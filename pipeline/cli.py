@@ -202,7 +202,7 @@ def cmd_validate(args: argparse.Namespace) -> None:
     from pipeline.dataset.validate import validate
 
     report = validate(args.out, scenes=args.scenes, sample=args.sample, seed=args.seed, progress=not args.quiet)
-    nested = ", ".join(report.nested) or "none beside it"
+    nested = ", ".join(report.nested) or "none"
     print(f"{args.out}: valid: {report.shards} shards ({report.files} files), {report.rows} rows; "
           f"{report.rederived} of {report.rooms} rooms re-derived from their scenes, equal field by field; "
           f"smaller builds nested in it: {nested}")

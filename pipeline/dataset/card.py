@@ -7,6 +7,7 @@ with its features, row count and byte sizes), the statistics tables and the exam
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -168,12 +169,18 @@ def image_order(name: str) -> tuple:
     return declared_order(IMAGE_ORDER)(stem)[0], int(number), name
 
 
+def plural(count: int) -> str:
+    return "" if count == 1 else "s"
+
+
 def agent_lines(stats: Stats) -> str:
     """An agent configuration's rows by kind (story frame, frame changes) and by the angle turned."""
     if stats.agent_kinds is None:
         return ""
-    lines = [f"- agent rows by frame changes and angle between the story's facing and the question's: "
-             f"{', '.join(f'{k}: {v}' for k, v in sorted((stats.frame_angles or {}).items()))}",
+    # by frame changes, then angle, as numbers (the keys are count_framing's: "1 changes, 90 degrees")
+    angles = sorted((tuple(map(int, re.findall(r"\d+", key))), n) for key, n in (stats.frame_angles or {}).items())
+    shown = ", ".join(f"{changes} change{plural(changes)}, {angle} degrees: {n}" for (changes, angle), n in angles)
+    lines = [f"- agent rows by frame changes and angle between the story's facing and the question's: {shown}",
              "", "| kind | FR | mean FR answer-set size | YN Yes | YN No |", "|---|---|---|---|---|"]
     for kind, asked in sorted(stats.agent_kinds.items(), key=lambda item: declared_order(FRAMINGS)(item[0])):
         mean = f"{asked.sizes / asked.FR:.2f}" if asked.FR else "-"
@@ -202,7 +209,8 @@ def statistics_section(stats_by_config: Mapping[str, Stats]) -> str:
         yes = sum(s.yes for s in settings.values())
         no = sum(s.no for s in settings.values())
         types = ", ".join(f"{k}: {v}" for k, v in sorted(stats.room_types.items()))
-        hops = ", ".join(f"{k} hops: {v}" for k, v in sorted(stats.hops.items(), key=lambda kv: int(kv[0])))
+        hops = ", ".join(f"{k} hop{plural(int(k))}: {v}"
+                         for k, v in sorted(stats.hops.items(), key=lambda kv: int(kv[0])))
         asked = settings[RCC8_SETTING].asked if RCC8_SETTING in settings else None
         parts.append(
             f"### {config}\n\n"
@@ -210,7 +218,7 @@ def statistics_section(stats_by_config: Mapping[str, Stats]) -> str:
             f"rooms skipped (fewer than n prominent objects): {stats.skipped_rooms}\n"
             f"- room types: {types}\n"
             f"- YN balance: {yes} Yes, {no} No ({yes / (yes + no) if yes + no else 0:.3f} Yes)\n"
-            f"- question hops (per room): {hops}\n"
+            f"- question hops (per room): {hops or 'none'}\n"
             f"- footprint topology (per room, every pair and each object with the room): "
             f"{_counts(stats.topology, RCC8)}\n"
             f"- rcc8 questions by the asked pair's relation: {_counts(asked, RCC8)}\n"

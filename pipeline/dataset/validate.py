@@ -301,14 +301,17 @@ def _shorten(mine: str, theirs: str) -> tuple[str, str]:
 
 
 def check_nesting(out: Path, manifest: dict, report: ValidationReport) -> None:
-    """Every smaller complete build of the same seed beside `out` must equal our first rooms, row for row."""
+    """Every smaller complete build of the same seed beside `out` must equal our first rooms, row for row,
+    in the configurations both have; one that has none of ours is another dataset, not nested."""
     identity = manifest["identity"]
     for other in sorted(p for p in out.parent.iterdir() if p != out and (p / MANIFEST).exists()):
         smaller = read_manifest(other, complete=False)
         theirs = smaller["identity"]
-        if not smaller.get("complete") or theirs["seed"] != identity["seed"] or theirs["rooms"] >= identity["rooms"]:
+        shared = sorted(set(build_configs(smaller)) & set(build_configs(manifest)))
+        if (not smaller.get("complete") or theirs["seed"] != identity["seed"] or theirs["rooms"] >= identity["rooms"]
+                or not shared):
             continue
-        for config in sorted(set(build_configs(smaller)) & set(build_configs(manifest))):
+        for config in shared:
             mine = config_table(out, manifest, config)
             prefix = mine.filter(pc.less(mine["room_index"], theirs["rooms"]))
             if not prefix.equals(config_table(other, smaller, config)):

@@ -76,15 +76,25 @@ class BenchmarkRows:
     _hashed: dict[Path, str] = field(default_factory=dict, compare=False, repr=False)  # files checked or hashed
 
     def choose(self, configs: str | None) -> tuple[str, ...]:
-        """`configs` (comma-separated names) checked against what is here; None means every one."""
+        """`configs` (comma-separated names) checked against what is here; None means every one. A
+        configuration the card declares but whose files are not here (a Hub snapshot downloaded in
+        part) is refused only when chosen."""
         if configs is None:
-            return self.configs
-        names = tuple(dict.fromkeys(part.strip() for part in configs.split(",") if part.strip()))
-        if not names:
-            raise RoomspaceError("no configuration given")
+            names = self.configs
+        else:
+            names = tuple(dict.fromkeys(part.strip() for part in configs.split(",") if part.strip()))
+            if not names:
+                raise RoomspaceError("no configuration given")
         for name in names:
             if name not in self.configs:
                 raise RoomspaceError(f"{self.location} has no configuration {name}; it has {', '.join(self.configs)}")
+        absent = [name for name in names if not self.files[name]]
+        if absent:
+            held = [name for name in self.configs if self.files[name]]
+            others = f" and {len(absent) - 1} more" if len(absent) > 1 else ""
+            choice = f", or choose among those it holds with --config: {', '.join(held)}" if held else ""
+            raise RoomspaceError(f"{self.location}: no Parquet files of configuration {absent[0]}{others} are here; "
+                                 f"download them{choice}")
         return names
 
     def batches(self, config: str, columns: Sequence[str] | None = None) -> Iterator[pa.Table]:
@@ -211,10 +221,7 @@ def _snapshot(location: str, folder: Path, split: str) -> BenchmarkRows:
         patterns = [part["path"] for part in parts if part.get("split", DATASET_SPLIT) == split]
         if not patterns:
             raise _no_split(location, split, list(dict.fromkeys(part.get("split", DATASET_SPLIT) for part in parts)))
-        found = sorted({p for pattern in patterns for p in folder.glob(pattern)})
-        if not found:
-            raise RoomspaceError(f"{location}: configuration {name} has no Parquet files ({', '.join(patterns)})")
-        files[name] = tuple(found)
+        files[name] = tuple(sorted({p for pattern in patterns for p in folder.glob(pattern)}))  # () if not downloaded
     default = next((name for name, entry in configs.items() if entry.get("default")), None)
     return BenchmarkRows(location, tuple(configs), files, default, split, splits)
 

@@ -1,6 +1,7 @@
 """The dataset card as the Hub reads it: its YAML header parsed by huggingface_hub, on small real builds."""
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -164,13 +165,18 @@ def test_statistics_add_up_in_any_grouping_and_round_trip_through_json(scenes):
         assert [to_json(s) for s in (a, b, c, d)] == before  # adding makes new records: the rooms' are unchanged
 
 
-def test_the_statistics_read_the_same_however_the_counts_were_kept(scenes):
-    """A resumed build reads its first shards' statistics back from manifest.json (keys sorted) and
-    counts the rest afresh (keys as first seen): the card must not tell the two apart."""
+@pytest.fixture(scope="module")
+def counted(scenes) -> dict[str, Stats]:
+    """Two rooms' statistics of the base, vision, agent and vision_agent configurations, counted as a build counts them."""
     configs = parse_configs(BASE)
     plan = BuildPlan.asked("stats", SCENE_SEED, 2, configs, {"vision": configs, "agent": configs})
     rooms = [room_job(SCENE_SEED, index, scenes, plan.outputs).stats for index in range(2)]
-    counted = {name: sum((room[name] for room in rooms), Stats()) for name in plan.names}
+    return {name: sum((room[name] for room in rooms), Stats()) for name in plan.names}
+
+
+def test_the_statistics_read_the_same_however_the_counts_were_kept(counted):
+    """A resumed build reads its first shards' statistics back from manifest.json (keys sorted) and
+    counts the rest afresh (keys as first seen): the card must not tell the two apart."""
     reread = {name: from_json(Stats, json.loads(json.dumps(to_json(stats), sort_keys=True)))
               for name, stats in counted.items()}
     assert [list(s.pair_questions or ()) + list(s.agent_kinds or ()) for s in counted.values()] != \
@@ -180,3 +186,13 @@ def test_the_statistics_read_the_same_however_the_counts_were_kept(scenes):
     assert shown.index("pair questions, top_down image") < shown.index("pair questions, south_door image")
     assert [line.split(" |")[0] for line in shown.splitlines() if line.startswith("| ") and " | " in line
             and line.split(" |")[0][2:] in FRAMINGS] == [f"| {k}" for k in FRAMINGS] * 2
+
+
+def test_the_statistics_lines_read_as_english(counted):
+    shown = statistics_section(counted)
+    agent = shown[shown.index(f"### agent_{BASE}"):shown.index(f"### vision_agent_{BASE}")]
+    assert "- question hops (per room): none\n" in agent  # agent rows count no hops: no empty line
+    assert "(per room): \n" not in shown and "1 hops" not in shown and "1 changes" not in shown
+    angles = re.findall(r"(\d+) changes?, (\d+) degrees: \d+", agent)
+    assert ("1", "90") in angles and "1 change, 90 degrees: " in agent
+    assert angles == sorted(angles, key=lambda pair: tuple(map(int, pair)))  # 90 degrees before 180

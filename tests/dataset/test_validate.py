@@ -216,6 +216,15 @@ def test_the_command_prints_one_summary_line_and_a_progress_bar(built, scenes, c
     assert "4 of 4 rooms re-derived" in captured.out and captured.err == ""
 
 
+def test_only_smaller_builds_sharing_a_configuration_are_nested(built, scenes, tmp_path, capsys):
+    out = copy_build(built, tmp_path)
+    for name, config in (("roomspace-small", BASE), ("roomspace-other", "n4_m3_d81")):  # same seed, fewer rooms
+        build(BuildPlan.asked(name, SCENE_SEED, 2, parse_configs(config)), scenes, tmp_path / name, workers=1,
+              progress=False)
+    assert main(["validate", str(out), "--scenes", str(scenes), "--sample", "1", "--quiet"]) == 0
+    assert capsys.readouterr().out.strip().endswith("smaller builds nested in it: roomspace-small")
+
+
 @pytest.mark.parametrize("tamper", [extra_unlisted_shard, checksum_mismatch], ids=lambda case: case.__name__)
 def test_push_refuses_a_tampered_folder_before_looking_for_a_token(built, tmp_path, monkeypatch, tamper):
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)

@@ -308,6 +308,22 @@ def test_a_hub_snapshot_scores_like_the_built_folder(built, tmp_path):
     assert open_rows(snapshot).default == open_rows(built).default == "n3_m2_d81"
 
 
+def test_a_hub_snapshot_of_one_configuration_is_read_with_config(built, tmp_path, capsys):
+    snapshot = tmp_path / "snapshot"  # downloaded in part: the card and one configuration's files
+    shutil.copytree(built / "data" / "n3_m2_d81", snapshot / "data" / "n3_m2_d81")
+    shutil.copy(built / "README.md", snapshot)
+    ours, theirs = (evaluate(str(place), "n3_m2_d81", [], ["majority"]) for place in (built, snapshot))
+    assert markdown(ours).replace(str(built), "X") == markdown(theirs).replace(str(snapshot), "X")
+    for chosen, absent in ((None, "n4_m4_d144 and 2 more"), ("n3_m2_d81,vision_n3_m2_d81", "vision_n3_m2_d81")):
+        with pytest.raises(RoomspaceError) as refused:
+            open_rows(snapshot).choose(chosen)
+        assert str(refused.value) == (f"{snapshot}: no Parquet files of configuration {absent} are here; download "
+                                      "them, or choose among those it holds with --config: n3_m2_d81")
+    assert main(["score", str(snapshot), "--baseline", "majority", "--quiet"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "choose among those it holds with --config: n3_m2_d81" in err
+
+
 def test_a_hub_id_offline_is_one_line(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
