@@ -233,7 +233,7 @@ class _Placer:
         x0, x1, y0, y1, z0, z1 = compartment["box"]
         space = Space(holder.fraction_rect((x0, x1, z0, z1), self.spec["gap"]), holder.height_at(y0),
                       holder.height_at(y1), [])
-        kinds = sorted(k for k in own if k not in self.spec["containers"])
+        kinds = sorted(k for k in own if k not in self.spec["containers"] and k not in self.spec["never_inside"])
         count = self.rng.randint(0, self.spec["per_compartment"])
         for _ in range(count if kinds else 0):
             kind = self.rng.choices(kinds, weights=[own[k] for k in kinds])[0]
@@ -271,7 +271,7 @@ class _Placer:
     def _fill(self, holder: Holder, base: Placing, container: Mapping) -> None:
         record = base.record
         kinds = sorted(k for k in self._types(record.type, container["holds"]) if k in self.allowed
-                       and k not in self.spec["containers"])
+                       and k not in self.spec["containers"] and k not in self.spec["never_inside"])
         count = self.rng.randint(0, container["per_container"])
         u0, u1, v0, v1 = base.rect
         wall = self.spec["gap"]

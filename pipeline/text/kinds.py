@@ -93,6 +93,10 @@ KINDS = {kind.name: kind for kind in (
     Kind("shapes", "shapes_", "pipeline.text.shapes",
          "two objects of the room given only by coordinates (circles, rectangles, polygons), asked their "
          "topological, directional or distance relation", "--shapes", questions=("FR",)),
+    Kind("object_tasks", "object_tasks_", "pipeline.dataset.object_tasks",
+         "multi-step tasks on the small objects of a piece of furniture (pick one up, take one out): a plan of "
+         "steps with their preconditions, asked with a description and with a close labelled picture",
+         "--object-tasks", images=True, harness=("lmms_eval", "inspect"), questions=("PLAN",)),
 )}
 BASE = KINDS["base"]
 

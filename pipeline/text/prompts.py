@@ -10,13 +10,16 @@ its calculus by their definitions, under the row's names (eponymous or anonymous
 is the story-only prompt of the published RoomSpace evaluation. A shapes row (pipeline.text.shapes)
 gives the definitions of its relation category; its self-contained prompt is SRT4LLM's simple
 strategy, which style "simple" also names for every row, and styles "guiding" and "example" add that
-strategy's hints or two worked cases (shapes rows only). All are pure functions of a row's fields,
+strategy's hints or two worked cases (shapes rows only). An object task (pipeline.text.object_tasks) has one
+prompt in every style: SpatialQA's rules in this project's words, its description or its picture,
+and the task, answered as JSON steps. All are pure functions of a row's fields,
 so a harness that reads only the dataset rebuilds the same text (tests/evaluate/test_prompts.py
 checks it byte for byte).
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
@@ -37,6 +40,7 @@ PAIR_KINDS = ("image", "centres", "image+centres")  # one pair question asked th
 CENTRES_SETTING = "centres"  # a vision pair question's story: object centres in metres, as the image shows them
 PAIR_MODALITIES = ("image", "text", "image+text")  # how a vision pair question is asked: image, centres, both
 MAP_QUESTION = "MAP"  # a map row's question type (pipeline.text.maps): draw the room, answered by a map
+PLAN_QUESTION = "PLAN"  # an object task's question type (pipeline.text.object_tasks): answered by a plan of steps
 
 
 def _templates() -> dict:
@@ -248,6 +252,8 @@ def prompt_text(style: str, *, story: str, question: str, options: Iterable[str]
                              "(shapes_* configurations); give those with --config, or use self-contained or paper")
     if question_type == MAP_QUESTION:
         return map_prompt(style, story, question, options, view, d, relations)
+    if question_type == PLAN_QUESTION:
+        return plan_prompt(story, question, modality)
     kind_ = row_kind(setting, modality)
     calculus = composition_setting(setting)
     instructions = "relations" if calculus else "pair" if kind_ in (*PAIR_KINDS, "shapes") else "story"
@@ -279,6 +285,21 @@ def map_prompt(style: str, story: str, question: str, names: Iterable[str], view
     if "{definitions}" in _templates()["styles"][style]:
         fields["definitions"] = definitions("story", view, d, frozenset(relations))
     return _style_template(style).format(**fields)
+
+
+def plan_prompt(story: str, question: str, modality: str | None) -> str:
+    """An object task's prompt (pipeline/data/object_tasks.json): the task and the answer's format with
+    an example, the description (a text row) or nothing (an image row: the picture comes with it), the
+    rules SpatialQA's evaluation gives, in this project's words, then the task. Every style gives it
+    alike: the task has no story-only form to compare with."""
+    words = data_json("object_tasks.json")["prompt"]
+    how = "image" if modality == "image" else "text"
+    example = json.dumps(words["example"], indent=2)
+    parts = [words["task"][how], words["format"].format(example=example)]
+    if story:
+        parts.append(story)
+    parts += [words["rules"].format(source=words["source"][how]), words["ask"].format(question=question)]
+    return "\n\n".join(parts)
 
 
 @lru_cache(maxsize=None)

@@ -38,7 +38,8 @@ def test_the_longest_prefix_decides_and_bad_names_are_one_line_errors():
     for bad in ("vision_n5_m4", "robot_n5_m4_d144", "twin_twin_n5_m4_d144"):
         with pytest.raises(RoomspaceError, match="is no configuration"):
             parse(bad)
-    assert {kind.option for kind in added_kinds()} == {"--vision", "--twins", "--agents", "--compositions", "--shapes", "--maps"}
+    assert {kind.option for kind in added_kinds()} == {"--vision", "--twins", "--agents", "--compositions", "--shapes", "--maps",
+                                                           "--object-tasks"}
 
 
 # A string literal that is a kind's prefix, or a call testing or cutting a configuration name's start.
