@@ -8,7 +8,7 @@ SCENES ?= scenes/
 # Python's str hash feeds ProcTHOR's material choice; fixing it keeps scenes byte-identical.
 export PYTHONHASHSEED := 0
 
-.PHONY: setup test test-quick eval-tiny test-tiny roomspace-100 roomspace-1k roomspace-10k scenes-100 bench bench-scale lock clean renders-100
+.PHONY: setup test test-quick eval-tiny test-tiny blender test-blender renders-100-blender roomspace-100 roomspace-1k roomspace-10k scenes-100 bench bench-scale lock clean renders-100
 
 setup: $(READY)
 
@@ -74,6 +74,24 @@ eval-tiny: $(READY) $(TINY_READY) roomspace-100
 
 test-tiny: $(READY) $(TINY_READY)  # the loop on a small build, real answers (not a test_*.py: never collected by default)
 	$(BIN)/python -m pytest -q -m tiny_model tests/evaluate/tiny_model_check.py
+
+# Blender renders (issue 34), in an environment of its own: bpy needs numpy < 2, roomspace numpy 2. The
+# pinned bpy (requirements-blender.lock, about 950 MB installed) is run as a worker by pipeline/render/blender.py.
+BLENDER       := .venv-blender
+BLENDER_READY := $(BLENDER)/.ready
+
+$(BLENDER_READY): requirements-blender.lock
+	$(PYTHON) -m venv $(BLENDER)
+	$(BLENDER)/bin/pip install --quiet --disable-pip-version-check -r requirements-blender.lock
+	touch $@
+
+blender: $(BLENDER_READY)
+
+renders-100-blender: $(READY) $(BLENDER_READY)
+	$(BIN)/roomspace render --rooms 100 --seed $(SEED) --scenes $(SCENES) --out renders-blender/ --renderer blender
+
+test-blender: $(READY) $(BLENDER_READY)  # renders with Blender, twice (not a test_*.py: never collected by default)
+	$(BIN)/python -m pytest -q -m blender tests/render/blender_check.py
 
 clean:
 	rm -rf $(VENV) out

@@ -125,6 +125,9 @@ def add_build(commands) -> None:
                        help="also build a validation split of M rooms, other houses than the others (default: none)")
     build.add_argument("--shard-rooms", type=positive_int, default=100,
                        help="rooms per Parquet shard, the unit of resumption (default: 100)")
+    add_renderer_options(build, "what draws the images of the vision kinds: offline (the default) or blender (the same "
+                                "views and labels rendered by Blender; `make blender` installs it); recorded in the "
+                                "build's identity and card")
     add_executor_options(build)
     build.add_argument("--quiet", action="store_true", help="no progress bar")
     build.set_defaults(run=cmd_build)
@@ -152,7 +155,7 @@ def cmd_build(args: argparse.Namespace) -> None:
     added = {kind.name: asked(getattr(args, kind.name), kind) for kind in added_kinds() if getattr(args, kind.name)}
     plan = BuildPlan.asked(args.out.name, args.seed, args.rooms, asked(args.configs, BASE), added,
                            shard_rooms=args.shard_rooms, train_rooms=args.train_rooms,
-                           validation_rooms=args.validation_rooms)
+                           validation_rooms=args.validation_rooms, renderer=asked_renderer(args, build=True))
     report = build(plan, scenes_dir=args.scenes, out=args.out, workers=args.workers, progress=not args.quiet,
                    scheduler=dask_scheduler(args))
     rows = ", ".join(f"{name}: {count}" for name, count in report.rows.items())
@@ -543,18 +546,33 @@ def add_render(commands) -> None:
                         help="rooms 0..N-1 of --seed, sampled into --scenes when missing (default: every scene of --seed there)")
     render.add_argument("--seed", type=int, default=0, help="global seed of the scenes (default: 0)")
     render.add_argument("--grid", type=int, help="overlay the d x d grid and the nine regions on the top-down image (d: 9 or 12)")
-    render.add_argument("--renderer", default="offline",
-                        help="offline: drawn from the scene records, no GPU (default); ai2thor: photoreal, needs the Unity build")
+    add_renderer_options(render, "offline: drawn from the scene records, no GPU (default); blender: the same views "
+                                 "rendered by Blender (`make blender` installs it); ai2thor: photoreal, needs the Unity build")
     render.add_argument("--force", action="store_true", help="redraw images already made")
     render.add_argument("--quiet", action="store_true", help="no progress bar")
     render.set_defaults(run=cmd_render)
+
+
+def add_renderer_options(parser, renderers: str) -> None:
+    parser.add_argument("--renderer", default="offline", help=renderers)
+    parser.add_argument("--blender-engine", metavar="ENGINE",
+                        help="--renderer blender's engine: workbench (the default), cycles or eevee (pipeline/data/blender.json)")
+    parser.add_argument("--blender-samples", type=positive_int, metavar="N",
+                        help="--renderer blender's samples per pixel for cycles and eevee (default 16)")
+
+
+def asked_renderer(args: argparse.Namespace, build: bool = False):
+    from pipeline.render.job import BUILD_RENDERERS, RENDERERS, Renderer
+
+    return Renderer.asked(args.renderer, args.blender_engine, args.blender_samples,
+                          BUILD_RENDERERS if build else RENDERERS)
 
 
 def cmd_render(args: argparse.Namespace) -> None:
     from pipeline.render.job import render_rooms
 
     report = render_rooms(args.scenes, args.out, rooms=args.rooms, seed=args.seed, grid=args.grid,
-                          renderer=args.renderer, force=args.force, progress=not args.quiet)
+                          renderer=asked_renderer(args), force=args.force, progress=not args.quiet)
     print(f"{args.out}: {report.rooms} rooms, {report.rendered} images drawn now, {report.kept} already there")
 
 

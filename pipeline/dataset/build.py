@@ -34,6 +34,7 @@ from pipeline.errors import RoomspaceError
 from pipeline.files import (check_folder_path, file_sha256, folder_lock, remove_stale_temporaries, writable_folder,
                             write_atomic)
 from pipeline.parallel import ordered_map
+from pipeline.render.job import Renderer
 from pipeline.scene.scene_file import house_sha256, load_house, scene_path
 from pipeline.scene.scene_folder import ensure_scene
 from pipeline.text.configs import Config
@@ -84,10 +85,11 @@ class BuildPlan:
     shard_rooms: int = SHARD_ROOMS
     train_rooms: int = 0
     validation_rooms: int = 0
+    renderer: Renderer = Renderer()  # what draws the image kinds' pictures
 
     @classmethod
     def asked(cls, name: str, seed: int, rooms: int, configs: Sequence[Config],
-              added: Mapping[str, Sequence[Config]] | None = None, **sizes: int) -> BuildPlan:
+              added: Mapping[str, Sequence[Config]] | None = None, **sizes) -> BuildPlan:
         """The plan of base `configs` and, per kind a build adds on request (its option), the base
         configurations that get it (`added`, by kind name); a kind made from others is made for every
         base that has them all. Outputs come in card order: by kind, then as asked."""
@@ -106,11 +108,14 @@ class BuildPlan:
         """What makes two builds the same build, that is what determines the bytes of its shards and
         manifest: a folder holding another identity is refused. The name (the folder's) is not in it:
         it goes only into the card, written when the build finishes, so a build folder renamed or
-        copied is resumed. The training splits' sizes are there only when asked for: a test-only
-        identity is unchanged."""
+        copied is resumed. The training splits' sizes are there only when asked for, the renderer only
+        when it is not the offline one (with its settings): a test-only offline build's identity is
+        unchanged, and two renderers' images never mix in one folder."""
         training = {f"{split}_rooms": count for split, count in self.split_rooms.items() if split in TRAINING_SPLITS}
+        renderer = self.renderer.identity()
         return {"seed": self.seed, "rooms": self.rooms, "shard_rooms": self.shard_rooms,
-                "configs": self.names, "roomspace": __version__, **training}
+                "configs": self.names, "roomspace": __version__, **training,
+                **({} if renderer is None else {"renderer": renderer})}
 
     @property
     def split_rooms(self) -> dict[str, int]:
@@ -145,7 +150,8 @@ class BuildPlan:
         added = {kind: chosen for kind, chosen in bases.items() if KINDS[kind].option}
         return cls.asked(name, identity["seed"], identity["rooms"], bases.get(BASE.name, ()), added,
                          shard_rooms=identity["shard_rooms"], train_rooms=identity.get("train_rooms", 0),
-                         validation_rooms=identity.get("validation_rooms", 0))
+                         validation_rooms=identity.get("validation_rooms", 0),
+                         renderer=Renderer.from_identity(identity.get("renderer")))
 
 
 @dataclass
@@ -210,8 +216,9 @@ class RoomWork:
     """One room as its kinds' modules see it (pipeline.text.kinds.Room): each kind's rows of each
     base configuration, and whatever kinds share (renders, labels, the base items' maker), made once."""
 
-    def __init__(self, scene, house_file: Path) -> None:
+    def __init__(self, scene, house_file: Path, renderer: Renderer = Renderer()) -> None:
         self.scene = scene
+        self.renderer = renderer
         self._house_file = house_file
         self._made: dict[tuple, object] = {}
 
@@ -228,12 +235,13 @@ class RoomWork:
         return self._made[key]
 
 
-def room_job(seed: int, index: int, scenes_dir: Path, outputs: tuple[Output, ...]) -> RoomResult:
+def room_job(seed: int, index: int, scenes_dir: Path, outputs: tuple[Output, ...],
+             renderer: Renderer = Renderer()) -> RoomResult:
     """Everything one room contributes: its scene (sampled if missing), then its rows per output."""
     start = time.perf_counter()
     scene = ensure_scene(scenes_dir, seed, index)
     sampled = time.perf_counter()
-    room = RoomWork(scene, scene_path(scenes_dir, seed, index))
+    room = RoomWork(scene, scene_path(scenes_dir, seed, index), renderer)
     # Configurations with more described pairs first: the checker then answers those with fewer
     # (subsets of their facts) from the solutions already found.
     for config in sorted(dict.fromkeys(output.config for output in outputs), key=lambda c: -c.m):
@@ -346,6 +354,8 @@ def build(plan: BuildPlan, scenes_dir: Path, out: Path, workers: int = 1, progre
             raise RoomspaceError(f"{option} {count} is more than {MAX_ROOMS} rooms; build in parts of at most that")
     check_folder_path(out, "output folder")
     check_folder_path(scenes_dir, "scene folder")
+    if any(output.kind.images for output in plan.outputs):
+        plan.renderer.check()  # Blender missing: one line now, not in a worker
     if (out / MANIFEST).exists() and _finished(out, plan):
         return _report(out, plan, read_manifest(out), started)  # nothing to do: nothing is written
     created = not out.exists()
@@ -373,7 +383,7 @@ def _write_shards(plan: BuildPlan, scenes_dir: Path, out: Path, manifest: dict, 
     """Every shard not yet written, in order; tasks are made as workers take them, not up front."""
     parts = plan.parts()
     todo = [part for part in parts if not shard_done(out, manifest, part.key)]
-    tasks = ((plan.seed, k, scenes_dir, plan.outputs) for part in todo for k in part.rooms)
+    tasks = ((plan.seed, k, scenes_dir, plan.outputs, plan.renderer) for part in todo for k in part.rooms)
     owner = (part for part in todo for _ in part.rooms)  # results come back in task order
     pending: dict[str, list[SpilledRoom]] = {}
     total = sum(len(part.rooms) for part in parts)
@@ -477,7 +487,8 @@ def finish(out: Path, plan: BuildPlan, manifest: dict, report: BuildReport, scen
     card = dataset_card(plan.name, plan.seed, plan.split_rooms,
                         {split: _stats(plan, manifest, split) for split in plan.split_rooms}, examples,
                         {config: {split: shard_files(out, manifest, config, split) for split in plan.split_rooms}
-                         for config in plan.names}, manifest.get("houses"))
+                         for config in plan.names}, manifest.get("houses"),
+                        None if plan.renderer.identity() is None else plan.renderer.describe())
     write_atomic(out / "README.md", lambda target: target.write_text(card, encoding="utf-8"))
     manifest["complete"] = True
     write_manifest(out, manifest)

@@ -375,10 +375,11 @@ def training_section(rooms: Mapping[str, int], stats_by_split: Mapping[str, Mapp
 
 def dataset_card(name: str, seed: int, rooms: Mapping[str, int], stats_by_split: Mapping[str, Mapping[str, Stats]],
                  examples: list[dict], files: Mapping[str, Mapping[str, Sequence[Path]]],
-                 houses: Mapping | None = None) -> str:
+                 houses: Mapping | None = None, renderer: str | None = None) -> str:
     """README.md of a build. `rooms` and `stats_by_split` per split (card order), the statistics per
     configuration; `files` are each configuration's Parquet files per split (for the byte sizes the
-    header declares); `houses` is the training splits' house check (pipeline.dataset.build.check_houses)."""
+    header declares); `houses` is the training splits' house check (pipeline.dataset.build.check_houses);
+    `renderer` what rendered the images, where not the offline renderer (its settings in words)."""
     stats_by_config = stats_by_split[DATASET_SPLIT]
     configs = list(stats_by_config)
     sizes = {c: {split: config_size(files[c][split]) for split in stats_by_split} for c in configs}
@@ -387,5 +388,7 @@ def dataset_card(name: str, seed: int, rooms: Mapping[str, int], stats_by_split:
         name=name, seed=seed, rooms=rooms[DATASET_SPLIT], configs=", ".join(f"`{c}`" for c in configs), first=configs[0],
         relations=", ".join(DIRECTIONS), statistics=statistics_section(stats_by_config),
         examples=example_section(examples), training=training_section(rooms, stats_by_split, houses),
+        renderer="" if renderer is None else f" The images were rendered by {renderer}, the same views and labels as "
+                                             "the offline renderer's (pipeline/render/blender.py).",
     )
     return f"---\n{header}\n---\n\n{body}"

@@ -29,7 +29,6 @@ from pipeline.dataset.layout import IMAGELESS
 from pipeline.dataset.rows import row_json
 from pipeline.errors import RoomspaceError
 from pipeline.render.door import south_door_sightings
-from pipeline.render.job import offline_images
 from pipeline.render.png import IMAGES, image_labels
 from pipeline.scene.records import Scene
 from pipeline.spatial.topology import ROOM
@@ -121,8 +120,8 @@ def door_sightings(room: Room) -> tuple[CameraPose, Mapping[str, Sighting]]:
 def room_images(room: Room, config: Config) -> dict[str, bytes]:
     """The room's renders with every prominent object labelled as the configuration's stories name it
     (made once per room and configuration: the vision_agent kind shows them too)."""
-    return room.shared(("images", config), lambda: offline_images(room.scene, room.house,
-                                                                  names=room_labels(room, config)))
+    return room.shared(("images", config), lambda: room.renderer.images(room.scene, room.house,
+                                                                        names=room_labels(room, config)))
 
 
 def room_labels(room: Room, config: Config) -> dict[str, str]:

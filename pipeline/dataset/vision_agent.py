@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pipeline.dataset.vision import (IMAGE_OF_STORY, IMAGE_OF_VIEW, AgentVisionQuestion, VisionImage, door_sightings,
                                      image_rows, room_images, room_labels, stored_rows)
 from pipeline.errors import RoomspaceError
-from pipeline.render.door import CrowdedPicture, pose_view, view_png
+from pipeline.render.door import CrowdedPicture, pose_view
 from pipeline.render.png import image_labels
 from pipeline.scene.records import Scene
 from pipeline.text.agents import AgentItem, Pose, camera_point
@@ -78,7 +78,7 @@ def rows(room: Room, config: Config) -> list[AgentVisionQuestion]:
         if not asks:  # drawn only now: a stance whose picture would carry no question is not drawn ...
             continue
         try:
-            png = view_png(scene, view, names)
+            png = room.renderer.view_png(scene, room.house, view, names)
         except CrowdedPicture:  # ... nor one whose labels do not fit at a legible size
             continue
         views.append(FirstPerson(pose, png, Picture(name, image_labels(png) or {}, view.camera, view.sightings)))

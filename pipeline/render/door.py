@@ -32,7 +32,7 @@ from PIL import Image
 from pipeline.errors import RoomspaceError
 from pipeline.render.labels import LabelRequest, dot_on, label_step, label_texts, place_labels
 from pipeline.render.png import LabelPlace, png_bytes
-from pipeline.render.shapes import solids
+from pipeline.render.shapes import Solid, solids
 from pipeline.render.style import check_drawable, colour, drawing, offline_key, style
 from pipeline.scene.records import Scene
 from pipeline.text.agents import half_view
@@ -171,25 +171,24 @@ def _box_faces(corners: list[tuple[float, float]], bottom: float, top: float) ->
     return faces
 
 
-def _room_faces(scene: Scene, heights: Elevation, cut_south: bool = True) -> list[tuple[np.ndarray, np.ndarray, Surface]]:
+def room_quads(scene: Scene, heights: Elevation, cut_south: bool = True) -> list[tuple[np.ndarray, np.ndarray, str]]:
     """Floor, the west, north and east walls with their windows, and the south wall: cut down to a
-    sill with the door's threshold (the door view), or standing with its door and windows."""
+    sill with the door's threshold (the door view), or standing with its door and windows. Each face
+    as (polygon, outward normal, its render.json colour name): what every renderer draws of the room."""
     w, h = scene.side, heights.wall
-    wall = colour("wall_face")
     out = []
 
-    def quad(points, normal, fill):
-        n = np.asarray(normal, dtype=float)
-        out.append((np.asarray(points, dtype=float), n, Surface(None, _shaded(fill, n))))
+    def quad(points, normal, name):
+        out.append((np.asarray(points, dtype=float), np.asarray(normal, dtype=float), name))
 
-    quad([(0, 0, 0), (w, 0, 0), (w, 0, w), (0, 0, w)], (0, 1, 0), colour("floor"))
-    quad([(0, 0, 0), (0, 0, w), (0, h, w), (0, h, 0)], (1, 0, 0), wall)  # west, facing east
-    quad([(0, 0, w), (w, 0, w), (w, h, w), (0, h, w)], (0, 0, -1), wall)  # north, facing south
-    quad([(w, 0, 0), (w, 0, w), (w, h, w), (w, h, 0)], (-1, 0, 0), wall)  # east, facing west
+    quad([(0, 0, 0), (w, 0, 0), (w, 0, w), (0, 0, w)], (0, 1, 0), "floor")
+    quad([(0, 0, 0), (0, 0, w), (0, h, w), (0, h, 0)], (1, 0, 0), "wall_face")  # west, facing east
+    quad([(0, 0, w), (w, 0, w), (w, h, w), (0, h, w)], (0, 0, -1), "wall_face")  # north, facing south
+    quad([(w, 0, 0), (w, 0, w), (w, h, w), (w, h, 0)], (-1, 0, 0), "wall_face")  # east, facing west
     inset = 0.01  # m: a window is drawn just inside its wall, so the z-buffer puts it in front
     planes = {"west": (0, inset, (1, 0, 0)), "north": (2, w - inset, (0, 0, -1)), "east": (0, w - inset, (-1, 0, 0))}
     if not cut_south:
-        quad([(0, 0, 0), (0, h, 0), (w, h, 0), (w, 0, 0)], (0, 0, 1), wall)  # south, facing north
+        quad([(0, 0, 0), (0, h, 0), (w, h, 0), (w, 0, 0)], (0, 0, 1), "wall_face")  # south, facing north
         planes["south"] = (2, inset, (0, 0, 1))
     door_span = (0.0, 0.0)
     for opening, (low, high) in zip(scene.openings, heights.openings):
@@ -197,10 +196,9 @@ def _room_faces(scene: Scene, heights: Elevation, cut_south: bool = True) -> lis
             door_span = (min(opening.start[0], opening.end[0]), max(opening.start[0], opening.end[0]))
             x0, x1 = door_span
             quad([(x0, 0.003, -WALL_THICKNESS), (x1, 0.003, -WALL_THICKNESS), (x1, 0.003, 0), (x0, 0.003, 0)],
-                 (0, 1, 0), colour("door"))
+                 (0, 1, 0), "door")
         elif opening.wall in planes:  # a window on the cut-away south wall is not drawn
             axis, level, normal = planes[opening.wall]
-            fill = colour(opening.kind)
             (ax, az), (bx, bz) = opening.start, opening.end
             corners = [(ax, az), (bx, bz)]
             points = []
@@ -208,15 +206,19 @@ def _room_faces(scene: Scene, heights: Elevation, cut_south: bool = True) -> lis
                 point = [px, y, pz]
                 point[axis] = level
                 points.append(point)
-            quad(points, normal, fill)
+            quad(points, normal, opening.kind)
     if not cut_south:
         return out
-    sill = colour("wall")
     for x0, x1 in ((0.0, door_span[0]), (door_span[1], w)):
         if x1 - x0 > 1e-6:
             for points, normal in _box_faces([(x0, -WALL_THICKNESS), (x1, -WALL_THICKNESS), (x1, 0), (x0, 0)], 0.0, SOUTH_SILL):
-                out.append((points, normal, Surface(None, _shaded(sill, normal))))
+                out.append((points, normal, "wall"))
     return out
+
+
+def _room_faces(scene: Scene, heights: Elevation, cut_south: bool = True) -> list[tuple[np.ndarray, np.ndarray, Surface]]:
+    return [(points, normal, Surface(None, _shaded(colour(name), normal)))
+            for points, normal, name in room_quads(scene, heights, cut_south)]
 
 
 def _span(obj, heights: Elevation, cut_south: bool) -> tuple[float, float]:
@@ -227,14 +229,22 @@ def _span(obj, heights: Elevation, cut_south: bool) -> tuple[float, float]:
     return bottom, bottom + obj.size[1]
 
 
-def _object_faces(scene: Scene, heights: Elevation, cut_south: bool = True) -> list[tuple[np.ndarray, np.ndarray, Surface]]:
+def object_solids(scene: Scene, heights: Elevation, cut_south: bool = True) -> list[tuple[int, Solid]]:
+    """Every object's parts (pipeline.render.shapes) as the perspective views stand them, with the
+    object's index in scene.objects: what every renderer draws of the objects."""
     out = []
-    for obj in scene.objects:
+    for k, obj in enumerate(scene.objects):
         bottom, top = _span(obj, heights, cut_south)
         plain = cut_south and obj.wall_hung and "south" in obj.walls  # the low block `_span` gives it: no shape
-        for solid in solids(obj, bottom, top, plain):
-            for points, normal in solid.faces():
-                out.append((points, normal, Surface(obj.id, _shaded(solid.colour, normal))))
+        out.extend((k, solid) for solid in solids(obj, bottom, top, plain))
+    return out
+
+
+def _object_faces(scene: Scene, heights: Elevation, cut_south: bool = True) -> list[tuple[np.ndarray, np.ndarray, Surface]]:
+    out = []
+    for k, solid in object_solids(scene, heights, cut_south):
+        for points, normal in solid.faces():
+            out.append((points, normal, Surface(scene.objects[k].id, _shaded(solid.colour, normal))))
     return out
 
 
@@ -396,26 +406,34 @@ def south_door_image(scene: Scene, house: Mapping, names: Mapping[str, str] | No
                      ) -> tuple[Image.Image, dict[str, str], dict[str, LabelPlace]]:
     """The south-door image, the label of every visible prominent object on it ({object id: label};
     `names`, by default `label_texts`'s) and where each label lies."""
-    return _perspective_image(scene, south_door_frame(scene, house), names, "south_door")
+    return perspective_image(scene, south_door_frame(scene, house), names, "south_door")
 
 
 def pose_image(scene: Scene, house: Mapping, position: tuple[float, float], facing: str,
                names: Mapping[str, str] | None = None) -> tuple[Image.Image, dict[str, str], dict[str, LabelPlace]]:
     """The first-person image from `position` facing `facing`, labelled as the south-door image is."""
-    return _perspective_image(scene, pose_frame(scene, house, position, facing), names, f"pose {position} {facing}")
+    return perspective_image(scene, pose_frame(scene, house, position, facing), names, f"pose {position} {facing}")
 
 
-def _perspective_image(scene: Scene, frame: SouthDoorFrame, names: Mapping[str, str] | None,
-                       what: str) -> tuple[Image.Image, dict[str, str], dict[str, LabelPlace]]:
+def perspective_image(scene: Scene, frame: SouthDoorFrame, names: Mapping[str, str] | None, what: str,
+                      backdrop: Image.Image | None = None) -> tuple[Image.Image, dict[str, str], dict[str, LabelPlace]]:
+    """The frame drawn (its surfaces' colours, edges where they change) or, given, `backdrop` (the
+    same view rendered otherwise: pipeline.render.blender), and its labels, placed by the frame's
+    pixels either way; `what` names the picture in errors."""
     texts = label_texts(scene, names)
-    palette = np.array([colour("background"), *(s.colour for s in frame.surfaces)], dtype=np.uint8)
-    ids = frame.surface_of_pixel
-    pixels = palette[ids + 1]
-    edges = np.zeros(ids.shape, dtype=bool)
-    edges[:, :-1] |= ids[:, :-1] != ids[:, 1:]
-    edges[:-1, :] |= ids[:-1, :] != ids[1:, :]
-    pixels[edges] = colour("edge")
-    image = Image.fromarray(pixels, "RGB")
+    if backdrop is None:
+        palette = np.array([colour("background"), *(s.colour for s in frame.surfaces)], dtype=np.uint8)
+        ids = frame.surface_of_pixel
+        pixels = palette[ids + 1]
+        edges = np.zeros(ids.shape, dtype=bool)
+        edges[:, :-1] |= ids[:, :-1] != ids[:, 1:]
+        edges[:-1, :] |= ids[:-1, :] != ids[1:, :]
+        pixels[edges] = colour("edge")
+        image = Image.fromarray(pixels, "RGB")
+    else:
+        if backdrop.size != (frame.camera.width, frame.camera.height):
+            raise RoomspaceError(f"{what}: a backdrop of {backdrop.size} for a {frame.camera.width} x {frame.camera.height} view")
+        image = backdrop.convert("RGB")
     draw = drawing(image)
 
     step = label_step(image.width, image.height)
@@ -477,9 +495,14 @@ def pose_view(scene: Scene, house: Mapping, position: tuple[float, float], facin
 def view_png(scene: Scene, view: View, names: Mapping[str, str] | None = None) -> bytes:
     """The PNG of a first-person view, labelled as the south-door image is."""
     camera = view.camera
-    image, labels, places = _perspective_image(scene, view.frame, names, f"pose ({camera.x}, {camera.z}) {camera.facing}")
-    key = offline_key(f"pose {view.frame.camera.position[0]:.3f},{view.frame.camera.position[2]:.3f} {camera.facing}")
-    return png_bytes(image, key, labels, places)
+    image, labels, places = perspective_image(scene, view.frame, names, f"pose ({camera.x}, {camera.z}) {camera.facing}")
+    return png_bytes(image, offline_key(view_name(view)), labels, places)
+
+
+def view_name(view: View) -> str:
+    """A first-person image's name in its RENDER_KEY: where its camera stands and the wall it faces."""
+    x, _, z = view.frame.camera.position
+    return f"pose {x:.3f},{z:.3f} {view.camera.facing}"
 
 
 def south_door_sightings(scene: Scene, house: Mapping) -> tuple[CameraPose, dict[str, Sighting]]:

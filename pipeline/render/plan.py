@@ -22,6 +22,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 from shapely.geometry import Polygon
 
+from pipeline.errors import RoomspaceError
 from pipeline.render.labels import LabelRequest, dot_on, label_font_px, label_step, label_texts, place_labels
 from pipeline.render.png import LabelPlace, png_bytes
 from pipeline.render.shapes import solids
@@ -57,24 +58,38 @@ def plan_frame(scene: Scene) -> PlanFrame:
 
 
 def top_down_image(scene: Scene, grid: int | None = None, names: Mapping[str, str] | None = None,
-                   ) -> tuple[Image.Image, dict[str, str], dict[str, LabelPlace]]:
+                   backdrop: Image.Image | None = None) -> tuple[Image.Image, dict[str, str], dict[str, LabelPlace]]:
     """The plan image, the label of every object labelled on it ({object id: label}; `names`, by
-    default `label_texts`'s) and where each label lies."""
+    default `label_texts`'s) and where each label lies.
+
+    `backdrop`: the floor and the objects rendered otherwise from straight above, in this frame
+    (pipeline.render.blender), instead of drawn here; the walls, openings, wall-hung bars, grid,
+    words and labels are drawn on it as on the plan, the labels placed by the plan's own pixels."""
     check_drawable(scene)
     if grid is not None:
         check_grid_size(grid)
     texts = label_texts(scene, names)
     layout = style()["top_down"]
     frame = plan_frame(scene)
-    image = Image.new("RGB", (frame.size, frame.size), colour("background"))
+    if backdrop is not None and backdrop.size != (frame.size, frame.size):
+        raise RoomspaceError(f"scene {scene.room_id} top_down: a backdrop of {backdrop.size} for a {frame.size} px plan")
+    image = Image.new("RGB", (frame.size, frame.size), colour("background")) if backdrop is None else backdrop.convert("RGB")
     draw = drawing(image)
     # Which object each pixel shows (index into scene.objects, -1 for none): labels sit on it and point at it.
     owners = Image.new("I", image.size, -1)
     owner_draw = ImageDraw.Draw(owners)
     (x0, y0), (x1, y1) = frame.pixel(0, scene.side), frame.pixel(scene.side, 0)
     wall_px = layout["wall_px"]
-    draw.rectangle([x0 - wall_px, y0 - wall_px, x1 + wall_px, y1 + wall_px], fill=colour("wall"))
-    draw.rectangle([x0, y0, x1, y1], fill=colour("floor"))
+    walls = [x0 - wall_px, y0 - wall_px, x1 + wall_px, y1 + wall_px]
+    if backdrop is None:
+        draw.rectangle(walls, fill=colour("wall"))
+        draw.rectangle([x0, y0, x1, y1], fill=colour("floor"))
+    else:  # the same wall pixels around the rendered floor
+        band = Image.new("1", image.size, 0)
+        band_draw = ImageDraw.Draw(band)
+        band_draw.rectangle(walls, fill=1)
+        band_draw.rectangle([x0, y0, x1, y1], fill=0)
+        image.paste(colour("wall"), mask=band)
     for opening in scene.openings:
         _draw_opening(draw, frame, opening.wall, opening.start, opening.end, colour(opening.kind), wall_px)
 
@@ -87,11 +102,13 @@ def top_down_image(scene: Scene, grid: int | None = None, names: Mapping[str, st
             continue
         outline, upward = solid.from_above()
         hull = [frame.pixel(x, z) for x, z in outline]
+        owner_draw.polygon(hull, fill=k, outline=k)
+        if backdrop is not None:
+            continue
         draw.polygon(hull, fill=_toned(solid.colour, SIDE_TONE), outline=_toned(solid.colour, OUTLINE_TONE))
         if upward is not None:
             top = [frame.pixel(x, z) for x, z in upward]
             draw.polygon(top, fill=solid.colour, outline=_toned(solid.colour, OUTLINE_TONE))
-        owner_draw.polygon(hull, fill=k, outline=k)
     for k, obj in enumerate(scene.objects):
         if obj.wall_hung:  # a few centimetres deep: a bar thick enough to see, in its type's colour
             points = [frame.pixel(x, z) for x, z in obj.footprint]

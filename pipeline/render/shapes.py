@@ -42,11 +42,13 @@ def parts_of(object_type: str) -> list[dict]:
 @dataclass(frozen=True)
 class Solid:
     """A prism: two parallel convex polygons of as many corners (world points, x east, y up, z
-    north) joined by a quadrilateral per side, drawn in one colour."""
+    north) joined by a quadrilateral per side, drawn in one colour and made of one material
+    (shapes.json's `materials`: what a renderer that shades materials makes of it)."""
 
     start: np.ndarray  # (n, 3)
     end: np.ndarray  # (n, 3)
     colour: tuple[int, int, int]
+    material: str = "plastic"
 
     def faces(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """Every face as (polygon (k, 3), outward unit normal); faces of no area are left out."""
@@ -102,7 +104,7 @@ def solids(obj: SceneObject, bottom: float, top: float, plain: bool = False) -> 
             end = [(u, t, z1) for u, t in flat]
         start_points, end_points = (np.array([_place(origin, across, ahead, bottom, height, p) for p in points])
                                     for points in (start, end))
-        out.append(Solid(start_points, end_points, part_colour(obj, part, base)))
+        out.append(Solid(start_points, end_points, part_colour(obj, part, base), part_material(obj, part)))
     return out
 
 
@@ -121,6 +123,16 @@ def part_colour(obj: SceneObject, part: dict, base: tuple[int, int, int]) -> tup
         fill = rgb(shape_data()["accents"][part["colour"]])
     tone = part.get("tone", 1.0)
     return tuple(min(255, round(c * tone)) for c in fill)
+
+
+def part_material(obj: SceneObject, part: dict) -> str:
+    """A part's material: its own, else its accent's, else its object type's (shapes.json's `_about`)."""
+    data = shape_data()
+    if "material" in part:
+        return part["material"]
+    if "colour" in part:
+        return data["accent_materials"][part["colour"]]
+    return data["materials"].get(obj.type, data["materials"]["_other"])
 
 
 def _hull(points: np.ndarray) -> list[tuple[float, float]]:

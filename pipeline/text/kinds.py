@@ -126,6 +126,7 @@ class Room(Protocol):
 
     scene: object  # pipeline.scene.records.Scene
     house: dict  # its ProcTHOR house (the scene file's), read when first asked for
+    renderer: object  # pipeline.render.job.Renderer: what draws its pictures
 
     def rows(self, kind: str, config: Config) -> Sequence:
         """The room's rows of another kind for this base configuration."""

@@ -260,7 +260,7 @@ def test_bad_input_is_a_one_line_error(scene_folder, tmp_path):
     out = tmp_path / "renders"
     unknown = roomspace("render", "--scenes", str(scene_folder), "--out", str(out), "--seed", "7", "--renderer", "povray")
     assert unknown.returncode == 1
-    assert unknown.stderr.strip() == "roomspace render: error: unknown renderer 'povray' (choose from offline, ai2thor)"
+    assert unknown.stderr.strip() == "roomspace render: error: unknown renderer 'povray' (choose from offline, blender, ai2thor)"
 
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
@@ -290,5 +290,5 @@ def test_ai2thor_without_a_build_fails_at_once_and_writes_nothing(scene_folder, 
     with pytest.raises(RoomspaceError, match=r"^--renderer ai2thor needs .* use --renderer offline$"):
         render_rooms(scene_folder, out, seed=7, renderer="ai2thor", progress=False)
     assert not out.exists()
-    with pytest.raises(RoomspaceError, match="offline renderer only"):
+    with pytest.raises(RoomspaceError, match="offline and Blender renderers only"):
         render_rooms(scene_folder, out, seed=7, renderer="ai2thor", grid=9, progress=False)
