@@ -453,12 +453,16 @@ def percent(text: str) -> float:
 
 
 def cmd_audit(args: argparse.Namespace) -> None:
-    from pipeline.dataset.audit import audit_table, over_limits
+    from pipeline.dataset.audit import audit_table, map_audit_table, over_limits
     from pipeline.evaluate.audit import audit_source
 
-    cells, fitted_on = audit_source(args.source, args.config, args.split, args.seed)
+    cells, map_cells, fitted_on = audit_source(args.source, args.config, args.split, args.seed)
     print(f"blind baselines fitted on {fitted_on}; accuracies in percent\n")
     print(audit_table(cells))
+    if map_cells:
+        print("\nmaps: the blind map (each object in its type's most frequent cell) and uniformly drawn cells, "
+              "judged by the stories' facts; no limit applies\n")
+        print(map_audit_table(map_cells))
     over = over_limits(cells, args.max_yn, args.max_fr, args.min_questions)
     if over:
         raise RoomspaceError(f"{len(over)} cells pass the limits, the highest {max(over, key=lambda c: c.blind).describe()}")

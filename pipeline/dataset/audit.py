@@ -14,6 +14,14 @@ scored by the baselines fitted on the other. An FR answer counts when it is exac
 set (as `score` counts it), a YN answer when it is the row's. Chance is a fair coin for YN, one of
 the nine options at random for FR. A benchmark whose blind accuracy is far above chance can be
 passed without reading: docs/semantics.md (the audit) says which configurations to compare models on.
+
+A map question (question type MAP, pipeline.text.maps) shows without its story only its view and its
+objects (the legend: their types, and `you` where an egocentric story's observer is drawn too), so
+its blind answer is a prior map (`PriorMap`): each object in the cell where objects of its type
+stand most often on the witness maps of the same view among the questions fitted on (the view's
+most frequent cell for a type not seen). It is judged as `score` judges a map, by the story's facts:
+the share of maps consistent (every fact holds) and the mean share of facts that hold, beside chance,
+a map of uniformly drawn cells (seeded per question). No limit applies to maps.
 """
 
 from __future__ import annotations
@@ -23,15 +31,21 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from random import Random
 
 import pyarrow.parquet as pq
 
 from pipeline.dataset.layout import questions
 from pipeline.errors import RoomspaceError
 from pipeline.seeding import derive_seed
+from pipeline.spatial.facts import Fact, facts_held
+from pipeline.spatial.grid import Cell as GridCell
+from pipeline.text.prompts import MAP_QUESTION
+from pipeline.text.targets import read_map
 
 AUDIT_COLUMNS = ("id", "room_id", "config", "setting", "view", "question_type", "answer", "answer_set", "candidate",
                  "options", "question", "query", "modality", "kind", "story_view", "frame_changes", "frame_angle")
+MAP_AUDIT_COLUMNS = ("id", "room_id", "config", "setting", "view", "question_type", "answer", "options", "facts", "d")
 # Coarser and coarser keys of the majority baseline: a key seen in fitting gives its most frequent answer.
 KEYS = (("setting", "view", "question_type", "kind", "frames", "modality", "candidate", "types"),
         ("setting", "view", "question_type", "kind", "frames", "modality", "candidate"),
@@ -242,7 +256,8 @@ def file_questions(paths: Iterable[Path], rooms: range | None = None) -> list[Qu
     found = []
     for path in paths:
         for table in questions(pq.ParquetFile(path), AUDIT_COLUMNS + ("room_index",)):
-            found.extend(question_of(row) for row in table.to_pylist() if rooms is None or row["room_index"] in rooms)
+            found.extend(question_of(row) for row in table.to_pylist()
+                         if (rooms is None or row["room_index"] in rooms) and row["question_type"] != MAP_QUESTION)
     return found
 
 
@@ -256,3 +271,110 @@ def files_audit(files: Mapping[str, Sequence[Path]], fitting: Mapping[str, Seque
         cells.extend(audit_cells(found, blind_answers(found, fitted, seed)))
     return cells
 
+
+
+# --- maps ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MapQuestion:
+    """What the audit reads of a map question: its room, what it shows without its story (its view and
+    its objects' types), and what judges a map (its facts; its witness, from which priors are fitted)."""
+
+    id: str
+    room_id: str
+    config: str
+    setting: str
+    view: str
+    names: tuple[str, ...]  # the legend's objects, in map order: the blind map sees their types only
+    facts: tuple[Fact, ...]
+    d: int
+    witness: tuple[GridCell, ...]  # the cells of the row's answer, the witness map
+
+
+def map_question_of(row: dict) -> MapQuestion:
+    witness, problem = read_map(row["answer"].splitlines(), len(row["options"]), row["d"])
+    if witness is None:
+        raise RoomspaceError(f"row {row['id']}: its answer is no map ({problem}); run `roomspace validate` on the build")
+    return MapQuestion(row["id"], row["room_id"], row["config"], row["setting"], row["view"],
+                       tuple(row["options"]), tuple(Fact(**f) for f in row["facts"]), row["d"], witness)
+
+
+class PriorMap:
+    """The blind map (module docstring): per view, the most frequent witness cell of each type."""
+
+    def __init__(self, questions: Iterable[MapQuestion]) -> None:
+        self.cells: dict[tuple[str, str | None], Counter] = defaultdict(Counter)
+        for question in questions:
+            for name, cell in zip(question.names, question.witness):
+                type_ = object_type(name)
+                self.cells[question.view, type_][cell] += 1
+                self.cells[question.view, None][cell] += 1
+
+    def draw(self, question: MapQuestion) -> tuple[GridCell, ...]:
+        drawn = []
+        for name in question.names:
+            counts = self.cells.get((question.view, object_type(name))) or self.cells.get((question.view, None))
+            if not counts:
+                raise BlindUnavailable(f"no {question.view} map questions to fit the blind map on; "
+                                       "give a build with more rooms or a train split")
+            drawn.append(min(counts.items(), key=lambda item: (-item[1], item[0]))[0])  # ties: the first cell
+        return tuple(drawn)
+
+
+def chance_map(question: MapQuestion, seed: int) -> tuple[GridCell, ...]:
+    """A map of uniformly drawn cells, seeded per question (as `score --baseline random` draws its maps)."""
+    rng = Random(derive_seed(seed, "audit chance map", question.id))
+    return tuple((rng.randrange(question.d), rng.randrange(question.d)) for _ in question.names)
+
+
+@dataclass(frozen=True)
+class MapCell:
+    """The blind map's and chance's maps of one configuration and setting, judged by the stories' facts."""
+
+    config: str
+    setting: str
+    questions: int
+    chance_consistent: float
+    chance_facts: float  # the mean share of the stated facts that hold
+    blind_consistent: float
+    blind_facts: float
+
+
+def _judged(question: MapQuestion, cells: Sequence[GridCell]) -> tuple[bool, float]:
+    """Whether every fact holds on the map, and the share that holds."""
+    held = facts_held(question.facts, dict(zip(question.names, cells)), question.d)
+    return all(held), sum(held) / len(held) if held else 1.0
+
+
+def map_audit_cells(questions: list[MapQuestion], fitting: list[MapQuestion] | None, seed: int = 0) -> list[MapCell]:
+    """Per configuration and setting (in the order first met) and over every setting, the blind map's
+    and chance's maps judged, each question's blind map fitted on rooms other than its own (`_folds`)."""
+    judged: dict[str, tuple] = {}
+    for fitted, scored in _folds(questions, fitting, seed):
+        if not scored:
+            continue
+        prior = PriorMap(fitted)
+        for q in scored:
+            judged[q.id] = (*_judged(q, chance_map(q, seed)), *_judged(q, prior.draw(q)))
+    groups: dict[tuple[str, str], list[MapQuestion]] = {}
+    for q in questions:
+        groups.setdefault((q.config, q.setting), []).append(q)
+    for q in questions:
+        groups.setdefault((q.config, ALL_SETTINGS), []).append(q)
+    cells = []
+    for (config, setting), group in groups.items():
+        sums = [sum(judged[q.id][k] for q in group) / len(group) for k in range(4)]
+        cells.append(MapCell(config, setting, len(group), *sums))
+    return cells
+
+
+def map_audit_table(cells: Sequence[MapCell]) -> str:
+    """The maps' audit as a Markdown table: a line per configuration and setting."""
+    lines = ["| configuration | setting | maps | chance consistent | chance facts held | blind consistent "
+             "| blind facts held |", "|---|---|---|---|---|---|---|"]
+    for c in cells:
+        shares = " | ".join(f"{100 * v:.1f}" for v in (c.chance_consistent, c.chance_facts, c.blind_consistent,
+                                                        c.blind_facts))
+        lines.append(f"| {c.config} | {c.setting} | {c.questions} | {shares} |")
+    return "\n".join(lines)

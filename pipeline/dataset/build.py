@@ -24,11 +24,11 @@ import pyarrow as pa
 from tqdm import tqdm
 
 from pipeline import __version__
-from pipeline.dataset.card import COUNTED, FRAMED, PICTURED, dataset_card, room_stats
+from pipeline.dataset.card import COUNTED, FRAMED, MAPPED, PICTURED, dataset_card, room_stats
 from pipeline.dataset.layout import question_columns, table_questions
 from pipeline.dataset.manifest import (DATASET_SPLIT, MANIFEST, SPLITS, TRAINING_SPLITS, Listed, ShardEntry, Stats,
                                        key_split, read_manifest, shard_files, shard_key, shard_path, write_manifest)
-from pipeline.dataset.rows import (CHECKED, check_row, items_table, kind_record, read_rows, records_table,
+from pipeline.dataset.rows import (CHECKED, MAP_CHECKED, check_row, items_table, kind_record, read_rows, records_table,
                                    write_parquet)
 from pipeline.errors import RoomspaceError
 from pipeline.files import (check_folder_path, file_sha256, folder_lock, remove_stale_temporaries, writable_folder,
@@ -40,8 +40,10 @@ from pipeline.scene.scene_folder import ensure_scene
 from pipeline.text.configs import Config
 from pipeline.text.items import Item
 from pipeline.text.kinds import BASE, KINDS, Kind, parse
+from pipeline.text.prompts import MAP_QUESTION
 
 READ = frozenset((*CHECKED, *COUNTED, *PICTURED, *FRAMED))  # a question's fields the checks and statistics read
+MAP_READ = READ | {*MAP_CHECKED, *MAPPED}  # and a map question's (a kind whose Kind.questions ask MAP)
 SHARD_ROOMS = 100  # rooms per shard: the unit of atomic output and of resumption
 MAX_ROOMS = 10 ** 8  # a sane bound: far beyond any sweep, and refused before anything is made
 # Room k of a split is house SPLIT_FIRST_ROOM[split] + k of the seed. No split reaches MAX_ROOMS rooms,
@@ -259,7 +261,8 @@ def room_job(seed: int, index: int, scenes_dir: Path, outputs: tuple[Output, ...
     for output in outputs:
         # The checks and statistics read the questions as written: plain values, as `validate` reads them back.
         table = result.table(output.name)
-        questions = table_questions(table, [c for c in question_columns(table.schema) if c in READ]).to_pylist()
+        read = MAP_READ if MAP_QUESTION in output.kind.questions else READ
+        questions = table_questions(table, [c for c in question_columns(table.schema) if c in read]).to_pylist()
         for question in questions:
             check_row(question)
         result.stats[output.name] = room_stats(output.kind, questions, scene.room_type)

@@ -19,7 +19,7 @@ from datasets.info import DatasetInfo, DatasetInfosDict
 from huggingface_hub import DatasetCardData
 
 from pipeline.data import data_text
-from pipeline.dataset.manifest import DATASET_SPLIT, FramingCounts, PairCounts, SettingCounts, Stats
+from pipeline.dataset.manifest import DATASET_SPLIT, FramingCounts, MapCounts, PairCounts, SettingCounts, Stats
 from pipeline.dataset.rows import features_of_config
 from pipeline.dataset.vision import IMAGE_OF_STORY
 from pipeline.spatial.facts import SETTINGS
@@ -28,15 +28,16 @@ from pipeline.spatial.topology import RCC8
 from pipeline.text.agents import FRAMINGS, AgentItem
 from pipeline.text.items import ITEM_SETTINGS, RCC8_SETTING
 from pipeline.text.kinds import Kind, kind_of
-from pipeline.text.prompts import PAIR_MODALITIES
+from pipeline.text.prompts import MAP_QUESTION, PAIR_MODALITIES
 
 
 # The fields of a question that `room_stats` reads, of every kind; an image kind's questions are read
-# for PICTURED too, an agent kind's for FRAMED.
+# for PICTURED too, an agent kind's for FRAMED, a map kind's for MAPPED.
 COUNTED = ("setting", "view", "question_type", "candidate", "answer_set", "answer_set_size", "true_relation",
            "path_decides", "layout_decides", "tightness", "hops", "topology")
 PICTURED = ("pair", "modality", "image_name")
 FRAMED = ("kind", "frame_changes", "frame_angle")
+MAPPED = ("facts", "options")
 
 
 def room_stats(kind: Kind, questions: Sequence[Mapping], room_type: str) -> Stats:
@@ -46,7 +47,8 @@ def room_stats(kind: Kind, questions: Sequence[Mapping], room_type: str) -> Stat
     at least the fields COUNTED, and PICTURED or FRAMED for those kinds), none if the room was
     skipped. What each kind counts is its own section of `Stats`: every kind its settings, an image
     kind (Kind.images) its images and pair questions, a kind whose row record is an AgentItem its
-    framings. Counts only (tightness in millionths), so that merging shards in any grouping gives
+    framings, a kind asking for maps (MAP questions, Kind.questions) its maps instead of settings.
+    Counts only (tightness in millionths), so that merging shards in any grouping gives
     the same sums.
     """
     stats = Stats(rooms=int(bool(questions)), skipped_rooms=int(not questions), rows=len(questions),
@@ -55,6 +57,9 @@ def room_stats(kind: Kind, questions: Sequence[Mapping], room_type: str) -> Stat
     if pictured and questions:
         stats.images = len({row["image_name"] for row in questions})  # the images its questions go with
     for row in questions:
+        if row["question_type"] == MAP_QUESTION:
+            count_map(stats, row)
+            continue
         paired = pictured and row["pair"] is not None
         if paired:
             count_pair(stats, row)
@@ -83,6 +88,17 @@ def count_setting(stats: Stats, row: Mapping) -> None:
         count(stats.hops, str(row["hops"]))
         for fact in row["topology"]:
             count(stats.topology, fact["relation"])
+
+
+def count_map(stats: Stats, row: Mapping) -> None:
+    """A map question: by setting, with the facts a map must keep and the objects it draws."""
+    stats.maps = {} if stats.maps is None else stats.maps
+    asked = stats.maps.setdefault(row["setting"], MapCounts())
+    asked.maps += 1
+    asked.facts += len(row["facts"])
+    asked.pair_facts += sum(fact["object"] is not None for fact in row["facts"])
+    asked.objects += len(row["options"])
+    asked.tightness_millionths += round(row["tightness"] * 1e6)
 
 
 def count_pair(stats: Stats, row: Mapping) -> None:
@@ -139,6 +155,16 @@ def settings_table(stats: Stats) -> str:
                   f"{(s.tightness_millionths or 0) / fr / 1e6:.3f}" if fr else "- | - | -")
         lines.append(f"| {setting} | {s.rows} | {s.yes} | {s.no} | "
                      f"{s.yes / yn if yn else 0:.3f} | {f'{mean:.2f}' if fr else '-'} | {spread} | {shares} |")
+    return "\n".join(lines)
+
+
+def map_table(stats: Stats) -> str:
+    """A map configuration's questions per setting: the facts a map must keep, the objects it draws."""
+    lines = ["| setting | maps | mean facts stated | mean facts relating two objects | mean objects drawn "
+             "| mean tightness |", "|---|---|---|---|---|---|"]
+    for setting, m in sorted((stats.maps or {}).items(), key=lambda item: declared_order(ITEM_SETTINGS)(item[0])):
+        lines.append(f"| {setting} | {m.maps} | {m.facts / m.maps:.2f} | {m.pair_facts / m.maps:.2f} | "
+                     f"{m.objects / m.maps:.2f} | {m.tightness_millionths / m.maps / 1e6:.3f} |")
     return "\n".join(lines)
 
 
@@ -212,11 +238,15 @@ def statistics_section(stats_by_config: Mapping[str, Stats]) -> str:
         hops = ", ".join(f"{k} hop{plural(int(k))}: {v}"
                          for k, v in sorted(stats.hops.items(), key=lambda kv: int(kv[0])))
         asked = settings[RCC8_SETTING].asked if RCC8_SETTING in settings else None
+        head = (f"### {config}\n\n"
+                f"- rows: {stats.rows}{images_note(stats)}; rooms with items: {stats.rooms}; "
+                f"rooms skipped (fewer than n prominent objects): {stats.skipped_rooms}\n"
+                f"- room types: {types}\n")
+        if stats.maps is not None:  # a configuration of maps asks no YN or FR question
+            parts.append(f"{head}\n{map_table(stats)}\n")
+            continue
         parts.append(
-            f"### {config}\n\n"
-            f"- rows: {stats.rows}{images_note(stats)}; rooms with items: {stats.rooms}; "
-            f"rooms skipped (fewer than n prominent objects): {stats.skipped_rooms}\n"
-            f"- room types: {types}\n"
+            head +
             f"- YN balance: {yes} Yes, {no} No ({yes / (yes + no) if yes + no else 0:.3f} Yes)\n"
             f"- question hops (per room): {hops or 'none'}\n"
             f"- footprint topology (per room, every pair and each object with the room): "

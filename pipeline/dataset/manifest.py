@@ -95,6 +95,17 @@ class FramingCounts(Counts):
 
 
 @dataclass
+class MapCounts(Counts):
+    """One setting's map questions (question type MAP): what a drawn map must keep."""
+
+    maps: int = 0
+    facts: int = 0  # the stories' stated facts, summed
+    pair_facts: int = 0  # of them, those relating two objects (directions, distances)
+    objects: int = 0  # the objects a map draws, summed (an egocentric story's observer among them)
+    tightness_millionths: int = 0  # the stories' tightness (pipeline/spatial/difficulty.py), summed
+
+
+@dataclass
 class Stats(Counts):
     """One configuration's statistics over some rooms; `Stats()` is none."""
 
@@ -115,6 +126,8 @@ class Stats(Counts):
     # frame changes and the angle turned ("1 changes, 90 degrees").
     agent_kinds: dict[str, FramingCounts] | None = None
     frame_angles: dict[str, int] | None = None
+    # A map kind's section (Kind.questions asks MAP): its questions by setting, not counted as FR questions.
+    maps: dict[str, MapCounts] | None = None
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,9 @@ from pipeline.errors import RoomspaceError
 from pipeline.files import file_sha256, write_atomic
 from pipeline.text.items import Item
 from pipeline.text.kinds import BASE, Kind, kind_of
-from pipeline.text.prompts import PAIR_MODALITIES
+from pipeline.spatial.facts import Fact, facts_held
+from pipeline.text.prompts import MAP_QUESTION, PAIR_MODALITIES
+from pipeline.text.targets import read_map
 from pipeline.typed_json import fields_of, json_schema_of, to_json, unwrap
 
 SCALARS = {str: "string", int: "int64", float: "float64", bool: "bool"}
@@ -229,9 +231,11 @@ def to_row(item: Item) -> dict:
     return items_table([item]).to_pylist()[0]
 
 
-# The fields of a question that `check_row` reads ("modality" only where the row has one).
+# The fields of a question that `check_row` reads ("modality" only where the row has one), and
+# those it reads of a map question (question type MAP) too.
 CHECKED = ("id", "question_type", "options", "answer", "answer_set", "answer_set_size", "candidate",
            "true_relation", "continuous_relation", "modality")
+MAP_CHECKED = ("facts", "d")
 
 
 def check_row(row: Mapping) -> None:
@@ -240,7 +244,8 @@ def check_row(row: Mapping) -> None:
     Types are checked where rows are made (`items_table`) and where they are read back (a shard's
     Arrow schema is the declared one), so this checks what types cannot say. A row is a question as
     its file holds it: plain values, as `table.to_pylist()` reads it (all its fields, or those CHECKED),
-    whether the build checks the rows it has just made or `validate` the rows it reads back.
+    whether the build checks the rows it has just made or `validate` the rows it reads back. A map
+    question's witness map must keep every stated fact (`check_witness_map`).
     """
     answer_set = row["answer_set"]
     # The scene that answers a row is its witness: the rasterised one for a story, the continuous
@@ -255,6 +260,25 @@ def check_row(row: Mapping) -> None:
         yes, no = row["options"]
         if row["answer"] != (yes if row["candidate"] in answer_set else no):
             raise RoomspaceError(f"row {row['id']}: YN answer disagrees with the answer set")
+    if row["question_type"] == MAP_QUESTION:
+        check_witness_map(row)
+
+
+def check_witness_map(row: Mapping) -> None:
+    """A map question's answer, its witness map, reads back as a map of its options, and every fact
+    its story states holds there (each fact's relation derived again from the drawn cells)."""
+    cells, problem = read_map(row["answer"].splitlines(), len(row["options"]), row["d"])
+    if cells is None:
+        raise RoomspaceError(f"row {row['id']}: its answer is no map of its {len(row['options'])} objects ({problem})")
+    facts = [Fact(**fact) for fact in row["facts"]]
+    try:
+        held = facts_held(facts, dict(zip(row["options"], cells)), row["d"])
+    except RoomspaceError as error:
+        raise RoomspaceError(f"row {row['id']}: {error}") from None
+    for fact, kept in zip(facts, held):
+        if not kept:
+            stated = " ".join(part for part in (fact.subject, fact.relation, fact.object) if part is not None)
+            raise RoomspaceError(f"row {row['id']}: the stated fact ({stated}) does not hold on its witness map")
 
 
 def row_json(record: object) -> dict:

@@ -35,6 +35,7 @@ from functools import cache
 from pipeline.data import data_json
 from pipeline.errors import RoomspaceError
 from pipeline.spatial.relations import DIRECTIONS, VIEWS, converse, direction_signs, relation_words
+from pipeline.text.targets import read_map
 
 ANSWER_MARK = re.compile(r"\banswer\s*:", re.IGNORECASE)
 TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|[,;:/|.()]")  # words, and the marks that separate list items
@@ -172,24 +173,8 @@ def parse_map(text: str, objects: int, d: int) -> ParsedAnswer:
         previous = is_row
     if len(blocks) != 1:
         return ParsedAnswer(problem="draws two maps" if blocks else "draws no map")
-    rows = [line.split() for line in blocks[0]]
-    if len(rows) != d:
-        return ParsedAnswer(problem=f"draws {len(rows)} rows, not {d}")
-    found: dict[int, list[tuple[int, int]]] = {}
-    for k, row in enumerate(rows):
-        if len(row) != d:
-            return ParsedAnswer(problem=f"row {k + 1} has {len(row)} cells, not {d}")
-        for i, token in enumerate(row):
-            for digit in "" if token == "." else token:
-                found.setdefault(int(digit), []).append((i, d - 1 - k))
-    strange = sorted(set(found) - set(range(1, objects + 1)))
-    if strange:
-        return ParsedAnswer(problem=f"draws object {strange[0]}; the objects are 1 to {objects}")
-    for number in range(1, objects + 1):
-        times = len(found.get(number, ()))
-        if times != 1:
-            return ParsedAnswer(problem=f"draws object {number} {times} times, not once")
-    return ParsedAnswer(cells=tuple(found[number][0] for number in range(1, objects + 1)))
+    cells, problem = read_map(blocks[0], objects, d)
+    return ParsedAnswer(cells=cells or (), problem=problem)
 
 
 @cache

@@ -1,14 +1,16 @@
 """The shortcut audit of a build, a Hub snapshot or OWNER/NAME: the prior-only baselines of
-pipeline.dataset.audit fitted on its train split (or each half of its rooms) and scored on its rows;
-`blind_correct` is `score`'s blind prior."""
+pipeline.dataset.audit fitted on its train split (or each half of its rooms) and scored on its rows,
+the blind map on its map questions; `blind_correct` is `score`'s blind prior (YN and FR)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pipeline.dataset.audit import AUDIT_COLUMNS, Cell, Question, audit_cells, blind_answers, question_of
+from pipeline.dataset.audit import (AUDIT_COLUMNS, MAP_AUDIT_COLUMNS, Cell, MapCell, MapQuestion, Question, audit_cells,
+                                    blind_answers, map_audit_cells, map_question_of, question_of)
 from pipeline.dataset.manifest import DATASET_SPLIT
 from pipeline.evaluate.rows import BenchmarkRows, open_rows
+from pipeline.text.kinds import kind_of
 from pipeline.text.prompts import MAP_QUESTION
 
 
@@ -16,11 +18,29 @@ def read_questions(rows: BenchmarkRows, configs: Sequence[str]) -> dict[str, lis
     """Per configuration, its questions as the audit reads them (no story, no image)."""
     found: dict[str, list[Question]] = {}
     for config in configs:
-        # YN and FR questions: a map (pipeline.text.maps) is judged by its story's facts, none of which a
-        # question without its story shows, so the blind baselines have nothing to fit
+        # YN and FR questions: a map (pipeline.text.maps) has no answer to guess but a map to draw
+        # (`read_map_questions`)
         found[config] = [question_of(row) for row in rows.rows([config], AUDIT_COLUMNS)
                          if row["question_type"] != MAP_QUESTION]
     return found
+
+
+def read_map_questions(rows: BenchmarkRows, config: str) -> list[MapQuestion]:
+    """A configuration's map questions as the audit reads them (none for a configuration without maps)."""
+    return [map_question_of(row) for row in rows.rows([config], MAP_AUDIT_COLUMNS)
+            if row["question_type"] == MAP_QUESTION] if MAP_QUESTION in kind_of(config).questions else []
+
+
+def map_audit(rows: BenchmarkRows, configs: Sequence[str], fitting: BenchmarkRows | None = None,
+              seed: int = 0) -> list[MapCell]:
+    """The blind map's cells for the map configurations among `configs` (fitted as `audit` fits)."""
+    cells = []
+    for config in configs:
+        questions = read_map_questions(rows, config)
+        if questions:
+            fitted = read_map_questions(fitting, config) if fitting is not None else None
+            cells.extend(map_audit_cells(questions, fitted, seed))
+    return cells
 
 
 def audit(rows: BenchmarkRows, configs: Sequence[str], fitting: BenchmarkRows | None = None,
@@ -42,11 +62,13 @@ def fitting_rows(rows: BenchmarkRows) -> tuple[BenchmarkRows | None, str]:
 
 
 def audit_source(source: str, configs: str | None, split: str = DATASET_SPLIT,
-                 seed: int = 0) -> tuple[list[Cell], str]:
-    """The audit of `split` of a build, a Hub snapshot or OWNER/NAME, and what it was fitted on."""
+                 seed: int = 0) -> tuple[list[Cell], list[MapCell], str]:
+    """The audit of `split` of a build, a Hub snapshot or OWNER/NAME: its YN and FR cells, its map
+    cells, and what they were fitted on."""
     rows = open_rows(source, split)
     fitting, fitted_on = fitting_rows(rows)
-    return audit(rows, rows.choose(configs), fitting, seed), fitted_on
+    chosen = rows.choose(configs)
+    return audit(rows, chosen, fitting, seed), map_audit(rows, chosen, fitting, seed), fitted_on
 
 
 def blind_correct(rows: BenchmarkRows, configs: Sequence[str], seed: int = 0) -> dict[str, tuple[bool, bool]]:

@@ -424,7 +424,7 @@ class Scorer:
     def __init__(self, rows: list[ScoreRow], blind: Mapping[str, tuple[bool, bool]] | None = None) -> None:
         """`blind`: id -> whether the audit's (majority, learned) blind baselines answer the row right."""
         self.rows = rows
-        # a map question has no blind answer (the audit leaves maps out): it counts as answered wrong
+        # the blind prior answers YN and FR questions (the audit's blind map is its own table): a map counts as wrong
         self.blind = None if blind is None else \
             np.array([blind.get(row.id, (False, False)) for row in rows], bool).reshape(-1, 2)
         self.yn = np.array([row.question_type == "YN" for row in rows], bool)

@@ -86,6 +86,9 @@ KINDS = {kind.name: kind for kind in (
     Kind("twin_map", "twin_map_", "pipeline.text.twin_maps", "those map questions told in invented words", None,
          made_from=("map", "twin"), compared=Comparison("twin", "map", ("original", "twin"), True),
          questions=("MAP",)),
+    Kind("agent_map", "agent_map_", "pipeline.text.agent_maps",
+         "the egocentric stories' map questions: the room drawn as the observer sees it, the observer in it",
+         None, made_from=("map", "agent"), questions=("MAP",)),
     Kind("composition", "composition_", "pipeline.text.composition",
          "RCC-8 and direction compositions and conceptual neighbourhoods (the tables, in the first room) and "
          "compositions of each room's footprint relations, each under the calculus's names and invented ones",

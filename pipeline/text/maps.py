@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 from pipeline.data import data_json
 from pipeline.errors import RoomspaceError
+from pipeline.spatial.grid import Cell
 from pipeline.text.configs import Config
 from pipeline.text.items import RCC8_SETTING, Item
 from pipeline.text.kinds import KINDS, Room
@@ -48,12 +49,20 @@ def map_items(items: Sequence[Item], config: str) -> tuple[Item, ...]:
 
 def map_item(item: Item, config: str) -> Item:
     """The map question of an FR item's story (module docstring)."""
-    if item.n > MOST_OBJECTS:
-        raise RoomspaceError(f"{config}: a map writes each object as one digit, so n is at most {MOST_OBJECTS}, "
+    return asked_map(item, config, item.view, [(obj.name, (obj.i, obj.j)) for obj in item.objects])
+
+
+def asked_map(item: Item, config: str, view: str, placed: Sequence[tuple[str, Cell]]) -> Item:
+    """A question asking for a map of `placed` (each a name and its witness cell, in the order the map
+    numbers them) in `view`'s words, of `item`'s story and facts, as configuration `config`: a record
+    of `item`'s type."""
+    most = MOST_OBJECTS - (len(placed) - len(item.objects))  # an egocentric story's observer is drawn too
+    if item.n > most:
+        raise RoomspaceError(f"{config}: a map writes each object as one digit, so n is at most {most}, "
                              f"not {item.n}; ask for maps of a configuration with fewer objects")
-    question = data_json("prompts.json")["map"]["question"][item.view].format(d=item.d)
-    witness = "\n".join(map_lines([(obj.i, obj.j) for obj in item.objects], item.d))
+    question = data_json("prompts.json")["map"]["question"][view].format(d=item.d, you=len(placed))
+    witness = "\n".join(map_lines([cell for _, cell in placed], item.d))
     return dataclasses.replace(
-        item, id=f"{item.room_id}-{config}-{item.setting}-{item.view}-{MAP_QUESTION}", config=config,
-        question_type=MAP_QUESTION, question=question, options=tuple(obj.name for obj in item.objects),
+        item, id=f"{item.room_id}-{config}-{item.setting}-{view}-{MAP_QUESTION}", config=config, view=view,
+        question_type=MAP_QUESTION, question=question, options=tuple(name for name, _ in placed),
         answer=witness, candidate=None)

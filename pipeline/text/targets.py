@@ -144,6 +144,33 @@ def map_lines(cells: Sequence[tuple[int, int]], d: int) -> list[str]:
     return [" ".join(drawn.get((i, j), empty).rjust(width) for i in range(d)) for j in reversed(range(d))]
 
 
+def read_map(lines: Sequence[str], objects: int, d: int) -> tuple[tuple[tuple[int, int], ...] | None, str | None]:
+    """A map as `map_lines` writes it, read back: (the cells of objects 1 ... `objects`, None), i from
+    the left of a line and j from the last line up; or (None, what is wrong) when the lines are not d
+    rows of d tokens holding every object exactly once (a token's digits: one object each)."""
+    rows = [line.split() for line in lines]
+    if len(rows) != d:
+        return None, f"draws {len(rows)} rows, not {d}"
+    found: dict[int, list[tuple[int, int]]] = {}
+    empty = _words()["map"]["empty"]
+    for k, row in enumerate(rows):
+        if len(row) != d:
+            return None, f"row {k + 1} has {len(row)} cells, not {d}"
+        for i, token in enumerate(row):
+            if token != empty and not token.isdecimal():
+                return None, f"row {k + 1} has the cell {token!r}, neither {empty} nor objects' numbers"
+            for digit in "" if token == empty else token:
+                found.setdefault(int(digit), []).append((i, d - 1 - k))
+    strange = sorted(set(found) - set(range(1, objects + 1)))
+    if strange:
+        return None, f"draws object {strange[0]}; the objects are 1 to {objects}"
+    for number in range(1, objects + 1):
+        times = len(found.get(number, ()))
+        if times != 1:
+            return None, f"draws object {number} {times} times, not once"
+    return tuple(found[number][0] for number in range(1, objects + 1)), None
+
+
 def cognitive_map(row: Mapping) -> str:
     """The row's rasterised scene as a text grid with a legend (module docstring); "" for a row
     without story objects (a vision pair question)."""

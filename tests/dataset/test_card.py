@@ -152,6 +152,27 @@ def test_each_kind_counts_its_own_sections(with_vision, scenes):
     assert sum(asked.FR + asked.Yes + asked.No for asked in agent.agent_kinds.values()) == agent.rows
 
 
+def test_map_configurations_count_their_maps_not_yn_or_fr_questions(scenes):
+    configs = parse_configs(BASE)
+    plan = BuildPlan.asked("stats", SCENE_SEED, 2, configs, {"agent": configs, "map": configs})
+    results = [room_job(SCENE_SEED, index, scenes, plan.outputs) for index in range(2)]
+    counted = {name: sum((result.stats[name] for result in results), Stats()) for name in plan.names}
+    shown = statistics_section(counted)
+    for name, drawn in ((f"map_{BASE}", 3), (f"agent_map_{BASE}", 4)):  # the egocentric map draws the observer too
+        stats, rows = counted[name], [row for result in results for row in result.table(name).to_pylist()]
+        assert (stats.settings, stats.hops, stats.topology, stats.agent_kinds) == ({}, {}, {}, None)
+        assert {setting: m.maps for setting, m in stats.maps.items()} == Counter(row["setting"] for row in rows)
+        assert sum(m.facts for m in stats.maps.values()) == sum(len(row["facts"]) for row in rows)
+        assert sum(m.pair_facts for m in stats.maps.values()) == sum(f["object"] is not None for row in rows
+                                                                     for f in row["facts"])
+        assert {m.objects / m.maps for m in stats.maps.values()} == {drawn}
+        assert from_json(Stats, to_json(stats)) == stats
+        section = shown.split(f"### {name}\n")[1].split("### ")[0]
+        assert "YN balance" not in section and "| setting | maps | mean facts stated |" in section
+        assert f"| layout | {stats.maps['layout'].maps} | " in section
+    assert counted[BASE].maps is None and "| setting | rows | YN Yes |" in shown.split(f"### {BASE}\n")[1]
+
+
 def test_statistics_add_up_in_any_grouping_and_round_trip_through_json(scenes):
     plan = BuildPlan.asked("stats", SCENE_SEED, 4, parse_configs(BASE), {"agent": parse_configs(BASE)})
     rooms = [room_job(SCENE_SEED, index, scenes, plan.outputs).stats for index in range(4)]

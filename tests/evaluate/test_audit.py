@@ -8,10 +8,13 @@ from conftest import SCENE_SEED
 
 from pipeline.cli import main
 from pipeline.dataset.build import BuildPlan, build
-from pipeline.dataset.audit import (ALL_SETTINGS, AUDIT_COLUMNS, Question, audit_cells, blind_answers, blind_features,
-                                    object_type, over_limits, question_of)
+from pipeline.dataset.audit import (ALL_SETTINGS, AUDIT_COLUMNS, MAP_AUDIT_COLUMNS, Question, audit_cells, blind_answers,
+                                    blind_features, map_audit_cells, map_question_of, object_type, over_limits,
+                                    question_of)
 from pipeline.evaluate.audit import audit_source
+from pipeline.spatial.relations import region
 from pipeline.text.configs import parse_configs
+from pipeline.text.targets import map_lines
 
 CONFIG = "n3_m2_d81"
 
@@ -44,8 +47,35 @@ def test_no_question_is_answered_by_a_baseline_fitted_on_its_room():
     assert cell.majority < 0.7 and cell.learned < 0.7
 
 
+def map_question(k: int, bed: tuple[int, int], chair: tuple[int, int], room: int | None = None):
+    """A map question of a story stating the regions of a bed and chair 1, drawn at those cells (d = 9)."""
+    row = {"id": f"m{k}", "room_id": f"s0-{k if room is None else room:06d}", "config": "map_n3_m2_d81",
+           "setting": "layout", "view": "top_down", "question_type": "MAP", "options": ("bed", f"chair {k % 2 + 1}"),
+           "answer": "\n".join(map_lines([bed, chair], 9)), "d": 9,
+           "facts": [{"subject": "bed", "relation": region(bed, 9), "object": None},
+                     {"subject": f"chair {k % 2 + 1}", "relation": region(chair, 9), "object": None}]}
+    return map_question_of(row)
+
+
+def test_the_blind_map_puts_each_type_where_it_stands_most_often_in_other_rooms():
+    rng = Random(2)
+    # Beds stand in the north-west corner in every room, chairs anywhere: the blind map keeps every bed's fact
+    # and a chair's about as often as the chair's region is its type's most frequent one.
+    questions = [map_question(k, (rng.randrange(3), 6 + rng.randrange(3)), (rng.randrange(9), rng.randrange(9)))
+                 for k in range(200)]
+    (cell, overall) = map_audit_cells(questions, None, seed=1)
+    assert (cell.setting, overall.setting, cell.questions) == ("layout", ALL_SETTINGS, 200)
+    assert 0.5 <= cell.blind_facts < 0.75 and 0.0 < cell.blind_consistent < 0.5
+    assert cell.chance_facts < 0.25 and cell.chance_consistent < 0.05  # a region is a ninth of the room
+    # every room puts its bed in a corner of its own: a map fitted on the room would keep it, one fitted on others not
+    cornered = [map_question(k, (8 * (k // 4 % 2), 8 * (k // 8 % 2)), (4, 4), room=k // 4) for k in range(400)]
+    (cell, _) = map_audit_cells(cornered, None, seed=3)
+    assert cell.blind_consistent < 0.75 and cell.blind_facts < 0.9
+
+
 def test_the_features_hold_no_story_and_names_lose_their_numbers():
     assert "story" not in AUDIT_COLUMNS and "image" not in AUDIT_COLUMNS and "prompt" not in AUDIT_COLUMNS
+    assert "story" not in MAP_AUDIT_COLUMNS and "prompt" not in MAP_AUDIT_COLUMNS and "question" not in MAP_AUDIT_COLUMNS
     assert object_type("chair 2") == "chair" and object_type("floor lamp") == "floor lamp"
     features = blind_features(question(4, "N", "Yes"))
     assert "types=chair|bed" in features and "w=north" in features and "candidate=N" in features
@@ -59,7 +89,8 @@ def built(scenes, tmp_path_factory):
 
 
 def test_the_paper_configuration_shows_its_rcc8_shortcut_and_fails_the_limits(built, capsys):
-    cells, fitted_on = audit_source(str(built), None)
+    cells, map_cells, fitted_on = audit_source(str(built), None)
+    assert map_cells == []  # no map configuration
     assert fitted_on.startswith("each half")
     by = {(c.setting, c.question_type): c for c in cells}
     assert by["rcc8", "YN"].questions == 18 and by[ALL_SETTINGS, "FR"].questions == 9 * 8 * 2  # 8 settings, 2 views

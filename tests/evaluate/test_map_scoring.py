@@ -12,6 +12,8 @@ from loopback import LoopbackChat, completion
 
 from pipeline.cli import main
 from pipeline.dataset.hub import upload_plan
+from pipeline.dataset.rows import check_row
+from pipeline.errors import RoomspaceError
 from pipeline.evaluate.answers import parse_map
 from pipeline.evaluate.report import evaluate
 from pipeline.evaluate.reward import REWARD_COLUMNS, roomspace_exact_reward, roomspace_reward
@@ -21,14 +23,16 @@ from pipeline.spatial.facts import facts_held
 from pipeline.text.targets import map_lines
 
 BASE, MAP, TWIN_MAP = "n5_m4_d144", "map_n5_m4_d144", "twin_map_n5_m4_d144"
+AGENT_MAP = "agent_map_n5_m4_d144"
 
 
 @pytest.fixture(scope="module")
 def built(scenes, tmp_path_factory) -> Path:
-    """Two rooms of n5_m4_d144 with its twins and maps (which adds the twin maps), as `make roomspace-100` asks."""
+    """Two rooms of n5_m4_d144 with its twins, agents and maps (which adds the twin and egocentric maps), as
+    `make roomspace-100` asks."""
     out = tmp_path_factory.mktemp("maps") / "roomspace-maps"
     assert main(["build", "--rooms", "2", "--seed", str(SCENE_SEED), "--scenes", str(scenes), "--out", str(out),
-                 "--configs", BASE, "--twins", BASE, "--maps", BASE, "--workers", "1"]) == 0
+                 "--configs", BASE, "--twins", BASE, "--agents", BASE, "--maps", BASE, "--workers", "1"]) == 0
     return out
 
 
@@ -135,6 +139,45 @@ def test_the_twin_and_view_gaps_measure_maps(built):
     assert ("view", MAP, "maps consistent") in measured
 
 
+def test_the_build_and_validate_refuse_a_witness_map_that_breaks_a_fact(rows):
+    row = next(r for r in rows["full"].values() if r["setting"] == "o2_d3" and r["view"] == "top_down")
+    for r in rows["full"].values():
+        check_row(r)  # every stored witness keeps its facts
+    d, n = row["d"], row["n"]
+    corner = (0, 0) if parse_map(row["answer"], n, d).cells[0] != (0, 0) else (d - 1, d - 1)
+    broken = moved(row["answer"], d, 1, corner, n)
+    held = facts_held(rows["score"][row["id"]].facts, dict(zip(row["options"], parse_map(broken, n, d).cells)), d)
+    fact = rows["score"][row["id"]].facts[held.index(False)]
+    with pytest.raises(RoomspaceError, match=f"row {row['id']}: the stated fact \\({fact.subject} {fact.relation} "
+                                             f"{fact.object}\\) does not hold on its witness map"):
+        check_row({**row, "answer": broken})
+    with pytest.raises(RoomspaceError, match=f"row {row['id']}: its answer is no map of its 5 objects \\(draws 11 rows"):
+        check_row({**row, "answer": "\n".join(row["answer"].splitlines()[1:])})
+
+
+def test_an_egocentric_map_is_judged_as_the_observer_sees_the_room(built, tmp_path):
+    """The witness is right; the same room drawn north-up is wrong wherever the observer faces another wall;
+    the baselines draw egocentric maps too."""
+    source = open_rows(built)
+    full = {row["id"]: row for row in source.rows([AGENT_MAP])}
+    scored = {row.id: row for row in read_score_rows(source, [AGENT_MAP])}
+    assert len(full) == 16 and {row["options"][-1] for row in full.values()} == {"you"}
+    facings = set()
+    for row_id, row in full.items():
+        pose = row["story_pose"]
+        facings.add(pose["facing"])
+        north_up = "\n".join(map_lines([*((o["i"], o["j"]) for o in row["objects"]), (pose["i"], pose["j"])], row["d"]))
+        witness, plan = (score_item(scored[row_id], f"Answer:\n{text}") for text in (row["answer"], north_up))
+        assert witness.correct[0, 0] and witness.jaccard[0, 0] == 1.0
+        assert plan.correct[0, 0] == (pose["facing"] == "N") and plan.status[0, 0] == SCORED
+    assert facings != {"N"}
+    report = scores(built, tmp_path, "--config", AGENT_MAP, "--baseline", "random", "--baseline", "regions",
+                    "--baseline", "checker")
+    systems = report["groups"][0]["overall"]["systems"]
+    assert systems["checker"]["map_consistent"]["value"] == 1.0 and systems["checker"]["map_items"] == 16
+    assert systems["random"]["map_facts"] < systems["regions"]["map_facts"] < 1.0
+
+
 # --- the commands --------------------------------------------------------------------------------
 
 
@@ -148,8 +191,10 @@ def test_validate_prompts_audit_and_push_read_map_configurations(built, scenes, 
         if prompt["id"] in rows["full"]:
             assert prompt["messages"][0]["content"] == rows["full"][prompt["id"]]["prompt"]
     assert main(["audit", str(built)]) == 0
-    audited = capsys.readouterr().out
-    assert f"| {BASE} |" in audited and "map_" not in audited  # a map has no blind answer to fit
+    yes_no, maps = capsys.readouterr().out.split("\nmaps: ")
+    assert f"| {BASE} |" in yes_no and "map_" not in yes_no  # a map has no answer to guess, but a map to draw
+    for config, count in ((MAP, 32), (TWIN_MAP, 32), (AGENT_MAP, 16)):
+        assert f"| {config} | all | {count} | " in maps
     files = upload_plan(built)
     assert f"data/{MAP}/test-00000.parquet" in files and f"data/{TWIN_MAP}/test-00000.parquet" in files
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
