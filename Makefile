@@ -8,7 +8,7 @@ SCENES ?= scenes/
 # Python's str hash feeds ProcTHOR's material choice; fixing it keeps scenes byte-identical.
 export PYTHONHASHSEED := 0
 
-.PHONY: setup test test-quick eval-tiny test-tiny blender test-blender renders-100-blender roomspace-100 roomspace-1k roomspace-10k scenes-100 bench bench-scale lock clean renders-100
+.PHONY: setup test test-quick eval-tiny test-tiny test-vlm-harness blender test-blender renders-100-blender roomspace-100 roomspace-1k roomspace-10k scenes-100 bench bench-scale lock clean renders-100
 
 setup: $(READY)
 
@@ -74,6 +74,28 @@ eval-tiny: $(READY) $(TINY_READY) roomspace-100
 
 test-tiny: $(READY) $(TINY_READY)  # the loop on a small build, real answers (not a test_*.py: never collected by default)
 	$(BIN)/python -m pytest -q -m tiny_model tests/evaluate/tiny_model_check.py
+
+# lmms-eval and VLMEvalKit for real (issue 29) and the GRPO reward inside TRL (issue 32), in an environment of
+# their own: torch and the three, pinned in requirements-vlm.lock (about 7 GB installed, 5.5 of them PyPI's torch,
+# a CUDA build that runs on the CPU here). test-vlm-harness builds two rooms with images, answers every question
+# of them from a loopback rule model through run-model, lmms-eval and VLMEvalKit, and fails unless roomspace score,
+# lmms-eval and VLMEvalKit give the same numbers; then TRL's GRPO reward step beside roomspace score. Not part of test.
+VLM       := .venv-vlm
+VLM_READY := $(VLM)/.ready
+VLM_BASES := n5_m4_d144,n4_m3_d81
+VLM_BUILD := out/vlm-harness/build
+
+$(VLM_READY): requirements-vlm.lock
+	$(PYTHON) -m venv $(VLM)
+	$(VLM)/bin/pip install --quiet --disable-pip-version-check -r requirements-vlm.lock
+	$(VLM)/bin/pip install --quiet --disable-pip-version-check --no-deps -e .
+	touch $@
+
+test-vlm-harness: $(READY) $(VLM_READY)
+	rm -rf $(VLM_BUILD)
+	$(BIN)/roomspace build --rooms 2 --seed $(SEED) --scenes $(SCENES) --out $(VLM_BUILD) --configs $(VLM_BASES) --vision $(VLM_BASES) --agents $(VLM_BASES) --balanced
+	$(VLM)/bin/python bench/vlm_harness.py $(VLM_BUILD) --out out/vlm-harness
+	$(VLM)/bin/python bench/grpo_reward.py $(VLM_BUILD) --out out/vlm-harness/grpo
 
 # Blender renders (issue 34), in an environment of its own: bpy needs numpy < 2, roomspace numpy 2. The
 # pinned bpy (requirements-blender.lock, about 950 MB installed) is run as a worker by pipeline/render/blender.py.

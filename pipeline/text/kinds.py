@@ -45,7 +45,8 @@ class Kind:
     made_from: tuple[str, ...] = ()  # a kind made for every base that has all of these kinds, in the first's order
     images: bool = False  # its questions carry images (pipeline.dataset.layout: each PNG stored once)
     compared: Comparison | None = None
-    harness: tuple[str, ...] = ("lm_eval", "inspect")  # the harness tasks that read it
+    # the harnesses that read it: lm_eval (text) or lmms_eval and vlmevalkit (images), and inspect
+    harness: tuple[str, ...] = ("lm_eval", "inspect")
     questions: tuple[str, ...] = ("YN", "FR")  # the question types its rows ask: a harness task each
     balanced: bool = False  # its questions have a balanced counterpart, <config>_balanced (`build --balanced`)
 
@@ -70,7 +71,7 @@ KINDS = {kind.name: kind for kind in (
     Kind("vision", "vision_", "pipeline.dataset.vision",
          "multimodal rows, each question with its rendered image (each PNG stored once: about 20 KB per room)",
          "--vision", images=True, balanced=True, compared=_with_image("base"),
-         harness=("lmms_eval", "inspect")),
+         harness=("lmms_eval", "vlmevalkit", "inspect")),
     Kind("twin", "twin_", "pipeline.text.twins",
          "the same items with invented object and relation words (defined in each story)", "--twins", balanced=True,
          compared=Comparison("twin", "base", ("original", "twin"), True)),
@@ -79,7 +80,7 @@ KINDS = {kind.name: kind for kind in (
     Kind("vision_agent", "vision_agent_", "pipeline.dataset.vision_agent",
          "those rows with their images", None,
          made_from=("agent", "vision"), images=True, balanced=True,
-         compared=_with_image("agent"), harness=("lmms_eval", "inspect")),
+         compared=_with_image("agent"), harness=("lmms_eval", "vlmevalkit", "inspect")),
     Kind("map", "map_", "pipeline.text.maps",
          "the paper's stories, each asking for a map of the room: any map on which every stated fact holds is right",
          "--maps", questions=("MAP",)),
@@ -99,7 +100,7 @@ KINDS = {kind.name: kind for kind in (
     Kind("object_tasks", "object_tasks_", "pipeline.dataset.object_tasks",
          "multi-step tasks on the small objects of a piece of furniture (pick one up, take one out): a plan of "
          "steps with their preconditions, asked with a description and with a close labelled picture",
-         "--object-tasks", images=True, harness=("lmms_eval", "inspect"), questions=("PLAN",)),
+         "--object-tasks", images=True, harness=("lmms_eval", "vlmevalkit", "inspect"), questions=("PLAN",)),
 )}
 BASE = KINDS["base"]
 

@@ -3,7 +3,8 @@ serve one: each request is answered with what `respond(path, body)` returns, (st
 
 import json
 import threading
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 Respond = Callable[[str, dict], tuple[int, dict]]
@@ -59,6 +60,73 @@ class SampledChat:
             sample = self.asked.get(prompt, 0)
             self.asked[prompt] = sample + 1
         return 200, completion(body, self.answer(prompt, sample))
+
+    def close(self) -> None:
+        self.loopback.close()
+
+
+def right_wrong_or_unparseable(row: dict) -> str:
+    """A rule model's answer to a benchmark row, by a hash of its prompt: right, wrong or unparseable,
+    about a third each."""
+    kind = zlib.crc32(row["prompt"].encode("utf-8")) % 3
+    if row["question_type"] == "YN":
+        possible = row["candidate"] in row["answer_set"]
+        if kind == 2:
+            return "Perhaps; the story is unclear on this."  # a hedge: does not parse
+        said = possible if kind == 0 else not possible
+        return "The facts decide it.\nAnswer: " + ("Yes" if said else "No")
+    if kind == 2:
+        return "Maybe " + row["options"][0] + "."  # a hedge: does not parse
+    if kind == 0:
+        return "Working through the facts.\nAnswer: " + row["answer"]
+    if row["question_type"] == "MAP":  # the witness map turned half round: its stated directions reversed
+        return "Answer:\n" + "\n".join(" ".join(reversed(line.split())) for line in reversed(row["answer"].splitlines()))
+    wrong = ", ".join(row["options"]) if len(row["answer_set"]) < len(row["options"]) else row["options"][0]
+    return "Answer: " + wrong
+
+
+def asked(body: dict) -> tuple[str, bool]:
+    """(text, whether an image came with it) of a chat request's user turns: content as a string, or as
+    parts (text parts joined, image_url parts counted), as every OpenAI-compatible client sends it."""
+    texts, image = [], False
+    for message in body["messages"]:
+        if message["role"] != "user":
+            continue
+        content = message["content"]
+        for part in [{"type": "text", "text": content}] if isinstance(content, str) else content:
+            if part["type"] == "text":
+                texts.append(part["text"])
+            image = image or part["type"] == "image_url"
+    return "".join(texts), image
+
+
+class BenchmarkChat:
+    """/v1/chat/completions on 127.0.0.1 answering a benchmark's questions by right_wrong_or_unparseable:
+    a request is matched to its row by its text and whether it carries an image (rows that share both get
+    the answer to the first by id), so whichever harness asks gets the same answer; `answers` records
+    what it said to each (text, image?) and `unknown` the requests that are no row's (refused)."""
+
+    def __init__(self, rows: Iterable[dict]) -> None:
+        self.rows: dict[tuple[str, bool], dict] = {}
+        for row in sorted(rows, key=lambda row: row["id"]):
+            self.rows.setdefault((row["prompt"], row.get("image") is not None), row)
+        self.answers: dict[tuple[str, bool], str] = {}
+        self.unknown: list[tuple[str, bool]] = []
+        self.lock = threading.Lock()
+        self.loopback = LoopbackChat(self.respond)
+        self.url = f"{self.loopback.root}/v1/chat/completions"
+
+    def respond(self, path: str, body: dict) -> tuple[int, dict]:
+        if path != "/v1/chat/completions":
+            return 404, {"error": {"message": f"no route {path}"}}
+        key = asked(body)
+        row = self.rows.get(key)
+        with self.lock:
+            if row is None:
+                self.unknown.append(key)
+                return 400, {"error": {"message": "not a question of this benchmark"}}
+            answer = self.answers.setdefault(key, right_wrong_or_unparseable(row))
+        return 200, completion(body, answer)
 
     def close(self) -> None:
         self.loopback.close()

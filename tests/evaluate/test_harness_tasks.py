@@ -32,10 +32,12 @@ def test_every_kind_is_read_by_inspect_and_by_the_harness_of_its_modality():
     """A kind added to the registry gets tasks: the text harness reads text kinds, lmms-eval image kinds."""
     for kind in KINDS.values():
         where = (f"kind {kind.name} (pipeline/text/kinds.py): every kind is read by inspect and by "
-                 f"{'lmms_eval' if kind.images else 'lm_eval'} (Kind.harness, issue 29); it has {kind.harness}")
+                 f"{'lmms_eval and vlmevalkit' if kind.images else 'lm_eval'} (Kind.harness, issue 29); "
+                 f"it has {kind.harness}")
         assert "inspect" in kind.harness, where
         assert ("lmms_eval" if kind.images else "lm_eval") in kind.harness, where
-        assert set(kind.harness) <= {"inspect", *HARNESSES}, where
+        assert ("vlmevalkit" in kind.harness) == kind.images, where  # pipeline/evaluate/harness/vlmevalkit.py
+        assert set(kind.harness) <= {"inspect", "vlmevalkit", *HARNESSES}, where
         assert kind.questions and set(kind.questions) <= set(QUESTION_TYPES), kind.name
 
 

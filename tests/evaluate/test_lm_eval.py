@@ -9,13 +9,11 @@ own report, and the two must agree task by task and group by group.
 """
 
 import json
-import threading
-import zlib
 from pathlib import Path
 
 import pytest
 from every_kind import every_kind, read_by
-from loopback import LoopbackChat, completion
+from loopback import BenchmarkChat
 
 from pipeline.errors import RoomspaceError
 from pipeline.evaluate.harness.tasks import LM_EVAL, PACKAGED_CONFIGS, family, task_name
@@ -33,53 +31,6 @@ SYSTEM = "stub"  # the predictions file's stem: the system's name in the project
 # map_facts is a mean of float32 shares in the report and of Python floats in lm-eval; a rate is off
 # by at least 1/items where the two disagree, far above this
 TOLERANCE = 1e-6
-
-
-def right_wrong_or_unparseable(row: dict) -> str:
-    """The stub model's answer, by a hash of the prompt: right, wrong or unparseable, about a third each."""
-    kind = zlib.crc32(row["prompt"].encode("utf-8")) % 3
-    if row["question_type"] == "YN":
-        possible = row["candidate"] in row["answer_set"]
-        if kind == 2:
-            return "Perhaps; the story is unclear on this."  # a hedge: does not parse
-        said = possible if kind == 0 else not possible
-        return "The facts decide it.\nAnswer: " + ("Yes" if said else "No")
-    if kind == 2:
-        return "Maybe " + row["options"][0] + "."  # a hedge: does not parse
-    if kind == 0:
-        return "Working through the facts.\nAnswer: " + row["answer"]
-    if row["question_type"] == "MAP":  # the witness map turned half round: its stated directions reversed
-        return "Answer:\n" + "\n".join(" ".join(reversed(line.split())) for line in reversed(row["answer"].splitlines()))
-    wrong = ", ".join(row["options"]) if len(row["answer_set"]) < len(row["options"]) else row["options"][0]
-    return "Answer: " + wrong
-
-
-class StubChatServer:
-    """/v1/chat/completions on 127.0.0.1 answering the benchmark's prompts; records what it said to each."""
-
-    def __init__(self, rows: list[dict]) -> None:
-        self.rows = {row["prompt"]: row for row in rows}
-        self.answers: dict[str, str] = {}  # prompt -> the answer given
-        self.unknown: list[str] = []  # prompts that are no row's
-        self.lock = threading.Lock()
-        self.loopback = LoopbackChat(self.respond)
-        self.url = f"{self.loopback.root}/v1/chat/completions"
-
-    def respond(self, path: str, body: dict) -> tuple[int, dict]:
-        if path != "/v1/chat/completions":
-            return 404, {"error": {"message": f"no route {path}"}}
-        (message,) = body["messages"]
-        prompt = message["content"]
-        row = self.rows.get(prompt)
-        with self.lock:
-            if row is None:
-                self.unknown.append(prompt)
-                return 400, {"error": {"message": "not a prompt of this benchmark"}}
-            answer = self.answers.setdefault(prompt, right_wrong_or_unparseable(row))
-        return 200, completion(body, answer)
-
-    def close(self) -> None:
-        self.loopback.close()
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +61,7 @@ def rows(built, configs) -> list[dict]:
 def run(built, configs, rows, tmp_path_factory):
     """lm-eval's family groups of the build's tasks against the stub, and the predictions file of what the stub said."""
     tasks = write_tasks(built, tmp_path_factory.mktemp("tasks"))
-    server = StubChatServer(rows)
+    server = BenchmarkChat(rows)  # text rows: no image
     try:
         results = lm_eval.simple_evaluate(
             model="local-chat-completions",
@@ -126,8 +77,8 @@ def run(built, configs, rows, tmp_path_factory):
     predictions = tmp_path_factory.mktemp("predictions") / f"{SYSTEM}.jsonl"
     with predictions.open("w", encoding="utf-8") as file:
         for row in rows:  # every row was asked: its prompt maps it to the answer the server gave
-            file.write(json.dumps({"id": row["id"], "prediction": server.answers[row["prompt"]]}) + "\n")
-    return results, server.answers, predictions
+            file.write(json.dumps({"id": row["id"], "prediction": server.answers[(row["prompt"], False)]}) + "\n")
+    return results, {prompt: answer for (prompt, _), answer in server.answers.items()}, predictions
 
 
 def reported(system, metric: str) -> float:
