@@ -11,7 +11,7 @@ from pipeline.dataset.audit import (AUDIT_COLUMNS, MAP_AUDIT_COLUMNS, Cell, MapC
 from pipeline.dataset.manifest import DATASET_SPLIT
 from pipeline.evaluate.rows import BenchmarkRows, open_rows
 from pipeline.text.kinds import kind_of
-from pipeline.text.prompts import MAP_QUESTION
+from pipeline.text.prompts import MAP_QUESTION, PLAN_QUESTION
 
 
 def read_questions(rows: BenchmarkRows, configs: Sequence[str]) -> dict[str, list[Question]]:
@@ -21,7 +21,7 @@ def read_questions(rows: BenchmarkRows, configs: Sequence[str]) -> dict[str, lis
         # YN and FR questions: a map (pipeline.text.maps) has no answer to guess but a map to draw
         # (`read_map_questions`)
         found[config] = [question_of(row) for row in rows.rows([config], AUDIT_COLUMNS)
-                         if row["question_type"] != MAP_QUESTION]
+                         if row["question_type"] not in (MAP_QUESTION, PLAN_QUESTION)]  # plans: `score --baseline direct`
     return found
 
 

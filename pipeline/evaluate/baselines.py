@@ -12,6 +12,11 @@ A map question (pipeline.text.maps) gets a map: random puts every object in a ce
 regions puts every object in a cell drawn uniformly among those its stated region (and, where the
 story states it, its wall contact) allows, ignoring every fact relating two objects; checker gives
 the row's witness map. always-yes and majority have no map (no answer), and regions answers maps only.
+
+A plan question (pipeline.text.object_tasks) gets a plan (pipeline.evaluate.plans.baseline_plan):
+direct takes the object at once (one step), random lists the gold steps in a random order, each
+needing the one before it, checker gives the gold plan; the others have none, and direct answers
+plans only.
 """
 
 from __future__ import annotations
@@ -21,12 +26,13 @@ from collections.abc import Sequence
 from random import Random
 
 from pipeline.errors import RoomspaceError
+from pipeline.evaluate.plans import baseline_plan
 from pipeline.seeding import derive_seed
 from pipeline.spatial.relations import DIRECTIONS, holds, relation_words
-from pipeline.text.prompts import MAP_QUESTION
+from pipeline.text.prompts import MAP_QUESTION, PLAN_QUESTION
 from pipeline.text.targets import map_lines
 
-BASELINES = ("random", "always-yes", "majority", "checker", "regions")
+BASELINES = ("random", "always-yes", "majority", "checker", "regions", "direct")
 
 
 def baseline_predictions(name: str, rows: Sequence, seed: int = 0) -> dict[str, str | None]:
@@ -36,8 +42,10 @@ def baseline_predictions(name: str, rows: Sequence, seed: int = 0) -> dict[str, 
         raise RoomspaceError(f"unknown baseline {name!r}; expected one of {', '.join(BASELINES)}")
     maps = [r for r in rows if r.question_type == MAP_QUESTION]
     drawn = {r.id: map_baseline(name, r, seed) for r in maps}
-    others = [r for r in rows if r.question_type != MAP_QUESTION]
-    return {**drawn, **({r.id: None for r in others} if name == "regions" else _answers(name, others, seed))}
+    planned = {r.id: baseline_plan(name, r, seed) for r in rows if r.question_type == PLAN_QUESTION}
+    others = [r for r in rows if r.question_type not in (MAP_QUESTION, PLAN_QUESTION)]
+    only = name in ("regions", "direct")  # baselines of one question type: no answer to the others
+    return {**drawn, **planned, **({r.id: None for r in others} if only else _answers(name, others, seed))}
 
 
 def map_baseline(name: str, row, seed: int = 0) -> str | None:

@@ -19,6 +19,11 @@
   `--style simple|guiding|example` and score the files together (`--name` each), and the systems
   are the strategies.
 
+* object tasks (docs/semantics.md section 21), as SpatialQA reports its planning: per number of
+  steps (1 to 5, 6 or more) and modality (the description or the picture), each system's step
+  content F1 (F_c) and precondition F1 (F_p), its exact plans with their 95 % interval, and the share
+  of its answers not read.
+
 An answer that does not parse, or none at all, scores 0 here as everywhere. `kind_reports` makes
 the reports of the groups `score` reports; each group of one kind that has a report gets it.
 """
@@ -33,7 +38,7 @@ from functools import cache
 import numpy as np
 
 from pipeline.data import data_json
-from pipeline.evaluate.score import Group, Outcomes, ScoreRow
+from pipeline.evaluate.score import UNPARSEABLE, Group, Outcomes, ScoreRow
 from pipeline.evaluate.stats import Z95, PairedGap, Rate, paired_gap, rate
 from pipeline.seeding import derive_seed
 from pipeline.text.kinds import kind_of
@@ -166,7 +171,50 @@ def shapes_report(group: Group, rows: Sequence[ScoreRow], systems: Mapping[str, 
     return ShapesReport("shapes", group.name, cells)
 
 
-REPORTS = {"composition": composition_report, "shapes": shapes_report}  # kind name -> its report
+@dataclass(frozen=True)
+class PlanCell:
+    steps: str  # "1" ... "5", "6+", or "all"
+    modality: str  # text, image, or "all"
+    items: int
+    content: dict[str, float]  # system -> mean step content F1 (F_c)
+    preconditions: dict[str, float]  # system -> mean precondition F1 (F_p)
+    exact: dict[str, Rate]  # system -> exact plans
+    unparseable: dict[str, float]  # system -> share of answers not read
+
+
+@dataclass(frozen=True)
+class PlansReport:
+    kind: str
+    group: str
+    cells: list[PlanCell]
+
+
+PLAN_BUCKETS = 6  # plans of 6 steps or more are reported together, as the tasks are drawn
+
+
+def plans_report(group: Group, rows: Sequence[ScoreRow], systems: Mapping[str, Outcomes], seed: int) -> PlansReport:
+    def steps(k: int) -> str:
+        size = rows[k].answer_set_size
+        return str(size) if size < PLAN_BUCKETS else f"{PLAN_BUCKETS}+"
+
+    keys = [*(str(b) for b in range(1, PLAN_BUCKETS)), f"{PLAN_BUCKETS}+", "all"]
+    cells = []
+    for key in keys:
+        for modality in ("text", "image", "all"):
+            chosen = np.array([k for k in group.items if key in ("all", steps(k))
+                               and modality in ("all", rows[k].modality)], int)
+            if not chosen.size:
+                continue
+            cells.append(PlanCell(key, modality, int(chosen.size),
+                                  {name: float(o.jaccard[chosen].mean()) for name, o in systems.items()},
+                                  {name: float(o.f1[chosen].mean()) for name, o in systems.items()},
+                                  {name: rate(o.correct[chosen].mean(axis=1), o.correct[chosen].mean(axis=0))
+                                   for name, o in systems.items()},
+                                  {name: float((o.status[chosen] == UNPARSEABLE).mean()) for name, o in systems.items()}))
+    return PlansReport("object_tasks", group.name, cells)
+
+
+REPORTS = {"composition": composition_report, "shapes": shapes_report, "object_tasks": plans_report}
 
 
 def kind_reports(groups: Sequence[Group], rows: Sequence[ScoreRow], systems: Mapping[str, Outcomes],
@@ -224,7 +272,18 @@ def shapes_markdown(report: ShapesReport) -> list[str]:
             _table(["category", "shape kind", "items", "chance", "majority", *systems], lines)]
 
 
-MARKDOWN = {"composition": composition_markdown, "shapes": shapes_markdown}
+def plans_markdown(report: PlansReport) -> list[str]:
+    systems = list(report.cells[0].content) if report.cells else []
+    lines = [[cell.steps, cell.modality, str(cell.items),
+              *(f"{100 * cell.content[name]:.1f} / {100 * cell.preconditions[name]:.1f} / "
+                f"{_accuracy(cell.exact[name])} / {100 * cell.unparseable[name]:.1f}" for name in systems)]
+             for cell in report.cells]
+    return [f"### {report.group}: plans by number of steps and modality (per system: step F1 F_c / precondition "
+            "F1 F_p / exact plan [95% interval] / unparseable, all in %; docs/semantics.md section 21)",
+            _table(["steps", "modality", "plans", *systems], lines)]
+
+
+MARKDOWN = {"composition": composition_markdown, "shapes": shapes_markdown, "object_tasks": plans_markdown}
 
 
 def kind_markdown(report) -> list[str]:

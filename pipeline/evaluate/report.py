@@ -20,6 +20,8 @@ from pipeline.text.prompts import CENTRES_SETTING, IMAGE_ONLY_SETTING, RCC8_SETT
 
 CURVES = ("n", "m", "hops", "answer_set_size")  # plotted against, per setting
 MAP_BREAKDOWNS = ("setting", "view", "n", "m", "d")  # a map's hops and answer-set size are its FR item's
+# a plan's setting (pick up, take out), modality (text, image), steps (its answer-set size) and depth (its hops)
+PLAN_BREAKDOWNS = {"setting": "setting", "modality": "modality", "answer_set_size": "steps", "hops": "depth"}
 
 
 @dataclass(frozen=True)
@@ -145,6 +147,24 @@ def _maps(part: Slice) -> str | None:
                   lines) if lines else None
 
 
+def _plans(part: Slice) -> str | None:
+    """Plan questions (pipeline.text.object_tasks): per system, exact plans, the mean step content F1
+    (F_c) and precondition F1 (F_p), and the share of answers not read; None where the slice has none."""
+    lines = [[name, str(m.plan_items), _rate(m.plan_exact), _percent(m.plan_content), _percent(m.plan_preconditions),
+              _percent(m.plan_unparseable / m.plan_items), _count(m.no_answer)]
+             for name, m in part.systems.items() if m.plan_items]
+    return _table(["system", "plans", "exact plan [95% CI]", "step F1 (F_c)", "precondition F1 (F_p)",
+                   "unparseable %", "no answer"], lines) if lines else None
+
+
+def _plan_breakdown(key: str, values: dict) -> str | None:
+    lines = [[name, str(value), str(m.plan_items), _rate(m.plan_exact), _percent(m.plan_content),
+              _percent(m.plan_preconditions), _percent(m.plan_unparseable / m.plan_items)]
+             for value, part in values.items() for name, m in part.systems.items() if m.plan_items]
+    return _table(["system", PLAN_BREAKDOWNS[key], "plans", "exact plan [95% CI]", "step F1 (F_c)",
+                   "precondition F1 (F_p)", "unparseable %"], lines) if lines else None
+
+
 def _map_breakdown(key: str, values: dict) -> str | None:
     lines = [[name, str(value), str(m.map_items), _rate(m.map_consistent), _percent(m.map_facts)]
              for value, part in values.items() for name, m in part.systems.items() if m.map_items]
@@ -238,6 +258,10 @@ def markdown(evaluation: Evaluation) -> str:
         if maps:
             parts += ["### Maps (consistent: every stated fact holds on the map; facts held: the mean share that "
                       "holds)", maps]
+        plans = _plans(group.overall)
+        if plans:
+            parts += ["### Plans (exact: the gold steps, ordered alike; F_c and F_p: step and precondition F1 "
+                      "after matching steps, docs/semantics.md section 21)", plans]
         rounds = _rounds(evaluation, group.overall)
         if rounds:
             parts += ["### Repeated answers", rounds]
@@ -250,6 +274,9 @@ def markdown(evaluation: Evaluation) -> str:
             mapped = _map_breakdown(key, values) if key in MAP_BREAKDOWNS else None
             if mapped:
                 parts += [f"### {group.name} maps by {key}", mapped]
+            planned = _plan_breakdown(key, values) if key in PLAN_BREAKDOWNS else None
+            if planned:
+                parts += [f"### {group.name} plans by {PLAN_BREAKDOWNS[key]}", planned]
     for report in evaluation.kinds:
         parts += kind_markdown(report)
     gaps = [g for g in evaluation.gaps if g.result is not None]

@@ -40,6 +40,14 @@ system; the baselines `random` (every object in a random cell), `regions` (every
 cell of its stated region, against a wall where the story says so: the facts about single objects
 alone) and `checker` (the rasterised scene, the story's own witness: 100 %) draw maps too.
 
+A plan (question type PLAN, pipeline.text.object_tasks) is read and scored without a judge
+(pipeline.evaluate.plans): its steps are read to (action, object, source) with the view's names and
+matched with the gold steps; its step content F1 (F_c, kept where an FR answer keeps its Jaccard),
+precondition F1 (F_p, where it keeps its F1) and exact plan (the same DAG up to the order of
+independent steps) are reported per system, with the plans not read; the baselines `direct` (the
+object taken at once), `random` (the gold steps in a random order, a chain) and `checker` (the gold
+plan: 100 %) answer plans.
+
 Only the columns scoring needs are read, one shard at a time, and per-item outcomes are kept in
 numpy arrays: memory grows with the number of items, not with the rows' stories or images.
 """
@@ -60,13 +68,14 @@ from pipeline.data import data_json
 from pipeline.errors import RoomspaceError
 from pipeline.evaluate.answers import parse_answer, parse_map
 from pipeline.evaluate.baselines import BASELINES, baseline_predictions
+from pipeline.evaluate.plans import GoldStep, read_plan, score_plan
 from pipeline.evaluate.predictions import RunHeader, first_model, header_of, read_header
 from pipeline.evaluate.rows import BenchmarkRows
 from pipeline.evaluate.sample import Sample, sample_ids
 from pipeline.evaluate.stats import Rate, rate
 from pipeline.spatial.facts import Fact, facts_held
 from pipeline.spatial.relations import DIRECTIONS
-from pipeline.text.prompts import MAP_QUESTION
+from pipeline.text.prompts import MAP_QUESTION, PLAN_QUESTION
 
 SCORE_COLUMNS = ("id", "room_id", "config", "setting", "view", "question_type", "answer", "answer_set", "candidate",
                  "options", "n", "m", "d", "hops", "answer_set_size", "modality", "pair", "story_view", "frame_changes",
@@ -74,6 +83,7 @@ SCORE_COLUMNS = ("id", "room_id", "config", "setting", "view", "question_type", 
 BREAKDOWNS = ("setting", "view", "modality", "story_view", "frame_changes", "frame_angle", "naming", "shape_kind",
               "n", "m", "d", "hops", "answer_set_size")
 MAP_COLUMNS = ("facts",)  # read besides SCORE_COLUMNS for a configuration of map questions
+PLAN_COLUMNS = ("plan",)  # ... and for one of plan questions (pipeline.text.object_tasks): the gold steps
 SCORED, UNPARSEABLE, NO_ANSWER, TRUNCATED = range(4)
 EXAMPLES = 5  # unparseable answers quoted per system in the JSON report
 # The calculi an FR answer set draws from, each its own labels: the nine directions, the eight RCC-8 relations,
@@ -112,6 +122,7 @@ class ScoreRow:
     option_codes: tuple[str, ...] | None = None  # composition rows: the code each option names (lists in metadata)
     arguments: tuple[str, ...] | None = None  # composition rows: the asked pair as the question writes it
     shape_kind: str | None = None  # shapes rows: circle, rectangle or polygon
+    plan: tuple[GoldStep, ...] | None = None  # plan rows: the gold steps (action, object, source, needs)
 
     @property
     def names(self) -> dict[str, str] | None:
@@ -124,13 +135,26 @@ class ScoreRow:
         it lacks (`modality` and `pair` outside vision configurations, the frames outside agent ones) is None."""
         fields = {f.name: values.get(f.name) for f in dataclasses.fields(cls)}
         return cls(**{**fields, "answer_set": tuple(fields["answer_set"]), "options": tuple(fields["options"]),
-                      "facts": None if fields["facts"] is None else _facts(fields["facts"])})
+                      "facts": None if fields["facts"] is None else _facts(fields["facts"]),
+                      "plan": None if fields["plan"] is None else _plan(fields["plan"])})
 
 
 def _facts(facts: Sequence) -> tuple[Fact, ...]:
     """A row's facts (dicts as read, or Facts) as Facts."""
     return tuple(fact if isinstance(fact, Fact) else Fact(fact["subject"], fact["relation"], fact["object"])
                  for fact in facts)
+
+
+def _plan(steps: Sequence) -> tuple[GoldStep, ...]:
+    """A row's gold plan (dicts as read, or PlanSteps) as (action, object, source, needs) tuples."""
+    return tuple((s["action"], s["object"], s["source"], tuple(s["needs"])) if isinstance(s, Mapping)
+                 else (s.action, s.object, s.source, tuple(s.needs)) for s in steps)
+
+
+def asks_plans(rows: BenchmarkRows, config: str) -> bool:
+    """Whether a configuration's questions are plans (its first shard's question types say it)."""
+    first = next(rows.batches(config, ["question_type"]), None)
+    return first is not None and PLAN_QUESTION in first.column("question_type").to_pylist()
 
 
 def asks_maps(rows: BenchmarkRows, config: str) -> bool:
@@ -146,7 +170,8 @@ def read_score_rows(rows: BenchmarkRows, configs: Sequence[str], progress: bool 
     out: list[ScoreRow] = []
     with tqdm(total=shards, unit="shard", desc="reading rows", disable=not progress, file=sys.stderr) as bar:
         for config in configs:
-            read = SCORE_COLUMNS + MAP_COLUMNS if asks_maps(rows, config) else SCORE_COLUMNS
+            read = SCORE_COLUMNS + (MAP_COLUMNS if asks_maps(rows, config) else ()) + \
+                (PLAN_COLUMNS if asks_plans(rows, config) else ())
             for table in rows.batches(config, read):
                 columns = {name: table.column(name).to_pylist() for name in table.column_names}
                 absent = [None] * table.num_rows
@@ -156,6 +181,7 @@ def read_score_rows(rows: BenchmarkRows, configs: Sequence[str], progress: bool 
                 naming, codes = columns.get("naming", absent), columns.get("option_codes", absent)
                 arguments, shape_kind = columns.get("arguments", absent), columns.get("shape_kind", absent)
                 facts = [_facts(told) for told in columns["facts"]] if "facts" in columns else absent
+                plans = [_plan(steps) for steps in columns["plan"]] if "plan" in columns else absent
                 for k in range(table.num_rows):
                     out.append(ScoreRow(
                         columns["id"][k], sys.intern(columns["room_id"][k]), sys.intern(columns["config"][k]),
@@ -167,7 +193,7 @@ def read_score_rows(rows: BenchmarkRows, configs: Sequence[str], progress: bool 
                         modality[k] and sys.intern(modality[k]), pair[k], story_view[k] and sys.intern(story_view[k]),
                         changes[k], angle[k], facts[k], naming=naming[k] and sys.intern(naming[k]),
                         option_codes=codes[k] and tuple(map(sys.intern, codes[k])),
-                        arguments=arguments[k] and tuple(arguments[k]), shape_kind=shape_kind[k]))
+                        arguments=arguments[k] and tuple(arguments[k]), shape_kind=shape_kind[k], plan=plans[k]))
                 bar.update()
     return out
 
@@ -178,8 +204,8 @@ class Outcomes:
 
     status: np.ndarray  # int8: SCORED, UNPARSEABLE, NO_ANSWER, TRUNCATED
     correct: np.ndarray  # bool
-    jaccard: np.ndarray  # float32, FR; MAP: the share of the story's facts that hold on the map
-    f1: np.ndarray  # float32, FR, per item
+    jaccard: np.ndarray  # float32, FR; MAP: the share of the story's facts that hold on the map; PLAN: step F1
+    f1: np.ndarray  # float32, FR, per item; PLAN: precondition F1
     named: np.ndarray  # int32: bits of the FR relations named (BIT), 0 unless scored
     yes: np.ndarray  # int8: YN answer 1 / 0, -1 unless scored
     tokens: np.ndarray  # int32: the answer's completion tokens, -1 where not counted
@@ -218,6 +244,9 @@ class Outcomes:
         if truncated:
             self.status[k, round_] = TRUNCATED
             return
+        if row.question_type == PLAN_QUESTION:
+            self._record_plan(k, round_, row, text)
+            return
         parsed = parse_map(text, len(row.options), row.d) if row.question_type == MAP_QUESTION else \
             parse_answer(text, row.question_type, row.names, row.arguments)
         if not parsed.parsed:
@@ -242,6 +271,21 @@ class Outcomes:
         self.correct[k, round_] = named == truth
         self.jaccard[k, round_] = common / len(named | truth)
         self.f1[k, round_] = 2 * common / (len(named) + len(truth))
+
+    def _record_plan(self, k: int, round_: int, row: ScoreRow, text: str) -> None:
+        """A plan read against the row's names and scored against its gold steps (pipeline.evaluate.plans):
+        correct is the exact plan, jaccard the step content F1, f1 the precondition F1."""
+        read = read_plan(text, row.options)
+        if not read.parsed:
+            self.status[k, round_] = UNPARSEABLE
+            if len(self.examples) < EXAMPLES:
+                self.examples.append({"id": row.id, "prediction": text, "problem": read.problem})
+            return
+        self.status[k, round_] = SCORED
+        scored = score_plan(read, row.plan)
+        self.correct[k, round_] = scored.exact
+        self.jaccard[k, round_] = scored.content
+        self.f1[k, round_] = scored.preconditions
 
 
 def score_item(row: ScoreRow, text: str | None, truncated: bool = False) -> Outcomes:
@@ -383,6 +427,11 @@ class Metrics:
     map_items: int = 0  # map questions (pipeline.text.maps)
     map_consistent: Rate | None = None  # maps on which every stated fact holds
     map_facts: float | None = None  # the mean share of stated facts that hold on a map (partial credit)
+    plan_items: int = 0  # plan questions (pipeline.text.object_tasks)
+    plan_exact: Rate | None = None  # plans with the gold plan's steps, ordered alike
+    plan_content: float | None = None  # mean step content F1 (F_c)
+    plan_preconditions: float | None = None  # mean precondition F1 (F_p)
+    plan_unparseable: float = 0.0  # plans not read (per round)
     tokens: Lengths | None = None  # the answers' completion tokens, where the endpoint counted them
 
 
@@ -429,12 +478,13 @@ class Scorer:
             np.array([blind.get(row.id, (False, False)) for row in rows], bool).reshape(-1, 2)
         self.yn = np.array([row.question_type == "YN" for row in rows], bool)
         self.map = np.array([row.question_type == MAP_QUESTION for row in rows], bool)
+        self.plan = np.array([row.question_type == PLAN_QUESTION for row in rows], bool)
         self.truth = np.array([sum(BIT.get(code, 0) for code in row.answer_set) for row in rows], np.int32)
         self.yes_right = np.array([row.candidate in row.answer_set for row in rows], bool)
 
     def metrics(self, outcomes: Outcomes, items: np.ndarray) -> Metrics:
-        yn, fr = items[self.yn[items]], items[~self.yn[items] & ~self.map[items]]
-        maps = items[self.map[items]]
+        yn, fr = items[self.yn[items]], items[~self.yn[items] & ~self.map[items] & ~self.plan[items]]
+        maps, plans = items[self.map[items]], items[self.plan[items]]
         status = outcomes.status[items]
         rounds = outcomes.rounds
 
@@ -462,6 +512,10 @@ class Scorer:
             fr_single_consistent=float(consistent.sum() / single.sum()) if single.any() else None,
             map_items=int(maps.size), map_consistent=_rate(outcomes.correct[maps]),
             map_facts=float(outcomes.jaccard[maps].mean()) if maps.size else None,
+            plan_items=int(plans.size), plan_exact=_rate(outcomes.correct[plans]),
+            plan_content=float(outcomes.jaccard[plans].mean()) if plans.size else None,
+            plan_preconditions=float(outcomes.f1[plans].mean()) if plans.size else None,
+            plan_unparseable=float((outcomes.status[plans] == UNPARSEABLE).sum()) / rounds,
             yn_vote=vote_yn, fr_vote=vote_fr, tokens=Lengths.of(outcomes.tokens[items]),
         )
 
@@ -499,7 +553,7 @@ class Scorer:
         return out
 
     def reference(self, items: np.ndarray) -> Reference:
-        yn, fr = items[self.yn[items]], items[~self.yn[items] & ~self.map[items]]
+        yn, fr = items[self.yn[items]], items[~self.yn[items] & ~self.map[items] & ~self.plan[items]]
         yes_share = float(self.yes_right[yn].mean()) if yn.size else None
         one = fr[_bit_count(self.truth[fr]) == 1]  # only a one-relation answer set can be hit by one guess
 
