@@ -119,9 +119,11 @@ def door_sightings(room: Room) -> tuple[CameraPose, Mapping[str, Sighting]]:
 
 def room_images(room: Room, config: Config) -> dict[str, bytes]:
     """The room's renders with every prominent object labelled as the configuration's stories name it
-    (made once per room and configuration: the vision_agent kind shows them too)."""
-    return room.shared(("images", config), lambda: room.renderer.images(room.scene, room.house,
-                                                                        names=room_labels(room, config)))
+    (made once per room and labelling: the vision_agent kind shows them too, and a balanced
+    configuration, telling the paper's stories, has the paper's)."""
+    names = room_labels(room, config)
+    return room.shared(("images", tuple(sorted(names.items()))),
+                       lambda: room.renderer.images(room.scene, room.house, names=names))
 
 
 def room_labels(room: Room, config: Config) -> dict[str, str]:

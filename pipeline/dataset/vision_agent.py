@@ -16,12 +16,12 @@ the door view's PNGs left to the vision configuration, which holds the same imag
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pipeline.dataset.vision import (IMAGE_OF_STORY, IMAGE_OF_VIEW, AgentVisionQuestion, VisionImage, door_sightings,
                                      image_rows, room_images, room_labels, stored_rows)
 from pipeline.errors import RoomspaceError
-from pipeline.render.door import CrowdedPicture, pose_view
+from pipeline.render.door import CrowdedPicture, View, pose_view
 from pipeline.render.png import image_labels
 from pipeline.scene.records import Scene
 from pipeline.text.agents import AgentItem, Pose, camera_point
@@ -67,24 +67,52 @@ def rows(room: Room, config: Config) -> list[AgentVisionQuestion]:
     names = room_labels(room, config)
     story_queries = [row.query.pair for row in agent_rows if row.story_view == AGENT_VIEW]
     views: list[FirstPerson] = []
-    for pose in first_person_poses(scene, observer, config.d)[:STANCES_TRIED]:
+    poses = room.shared(("first-person poses", observer, config.d),
+                        lambda: first_person_poses(scene, observer, config.d))
+    for pose in poses[:STANCES_TRIED]:
         if len(views) == FIRST_PERSON_IMAGES:
             break
-        view = pose_view(scene, room.house, camera_point(scene, pose, config.d), pose.facing)
+        point = camera_point(scene, pose, config.d)
+        view = _measured(room, point, pose.facing)
         name = FIRST_PERSON if pose == observer else f"{FIRST_PERSON}_{sum(v.pose != observer for v in views) + 2}"
         picture = Picture(name, {i: names[i] for i in view.labelled() if i in names}, view.camera, view.sightings)
         asks = bool(clear_pairs(scene, picture, config.d)) or (pose == observer and any(
             all(_shows(scene, picture, name) for name in pair) for pair in story_queries))
         if not asks:  # drawn only now: a stance whose picture would carry no question is not drawn ...
             continue
-        try:
-            png = room.renderer.view_png(scene, room.house, view, names)
-        except CrowdedPicture:  # ... nor one whose labels do not fit at a legible size
+        png = _drawn(room, point, pose.facing, view, names)
+        if png is None:  # ... nor one whose labels do not fit at a legible size
             continue
         views.append(FirstPerson(pose, png, Picture(name, image_labels(png) or {}, view.camera, view.sightings)))
     door = door_sightings(room)
     return stored_rows(agent_vision_rows(scene, agent_rows, room_images(room, config), door[0], views, config.balanced),
                        held=image_rows(room, config))
+
+
+def _measured(room: Room, point: tuple[float, float], facing: str) -> View:
+    """The first-person view from `point` facing `facing`, measured once per room (pose_view): its
+    camera and sightings are kept for the room's other configurations, its frame only until drawn."""
+    made: list[View] = []
+
+    def measure() -> View:
+        made.append(pose_view(room.scene, room.house, point, facing))
+        return replace(made[0], frame=None)
+
+    kept = room.shared(("first-person view", point, facing), measure)
+    return made[0] if made else kept
+
+
+def _drawn(room: Room, point: tuple[float, float], facing: str, view: View, names: Mapping[str, str]) -> bytes | None:
+    """The view's PNG labelled with `names`, None where its labels do not fit (CrowdedPicture): drawn once
+    per room and labelling, from the view's frame (measured again where the room's view kept none)."""
+    def draw() -> bytes | None:
+        drawable = view if view.frame is not None else pose_view(room.scene, room.house, point, facing)
+        try:
+            return room.renderer.view_png(room.scene, room.house, drawable, names)
+        except CrowdedPicture:
+            return None
+
+    return room.shared(("first-person image", point, facing, tuple(sorted(names.items()))), draw)
 
 
 def agent_vision_rows(scene: Scene, rows: Sequence[AgentItem], images: Mapping[str, bytes], door: CameraPose,

@@ -9,10 +9,11 @@ height above the floor, wall-hung ones on their wall; an object hung on the cut-
 drawn as a low block at the foot of that wall, so it keeps its place in plan without hiding the
 room. Hidden surfaces are exact: the faces are triangles
 rasterised into a numpy z-buffer (1/depth interpolated linearly in screen space, the nearest face
-wins each pixel); face edges and silhouettes are drawn where the winning face changes. Each
-visible object the caller names carries its name (pipeline.render.labels), on its visible pixels or,
-preferably above them, with a leader to a dot on them; objects hidden (fewer than MIN_VISIBLE_PX
-pixels) are not labelled.
+wins each pixel, the earlier of two exactly as near: `zbuffer`); face edges and silhouettes are
+drawn where the winning face changes. A room's faces are made once for all its views
+(`room_faces`). Each visible object the caller names carries its name (pipeline.render.labels),
+on its visible pixels or, preferably above them, with a leader to a dot on them; objects hidden
+(fewer than MIN_VISIBLE_PX pixels) are not labelled.
 
 The same renderer draws the first-person view from a pose (docs/semantics.md section 16): a
 pinhole camera at eye height over a point of the room, looking at the wall faced (N, E, S or W),
@@ -25,6 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache, lru_cache
 
 import numpy as np
 from PIL import Image
@@ -136,14 +138,19 @@ class SouthDoorFrame:
 
 def shade(normal: np.ndarray) -> float:
     """Brightness of a face: Lambert with render.json's light, scaled so that top faces are 1."""
+    ambient, diffuse, light, top = _light()
+    return (ambient + diffuse * max(0.0, float(normal @ light))) / top
+
+
+@cache
+def _light() -> tuple[float, float, np.ndarray, float]:
+    """render.json's shading: ambient, diffuse, the light as a unit vector, and a top face's brightness."""
     spec = style()["shade"]
     light = np.asarray(spec["light"], dtype=float)
     light /= np.linalg.norm(light)
-
-    def lit(n: np.ndarray) -> float:
-        return spec["ambient"] + spec["diffuse"] * max(0.0, float(n @ light))
-
-    return lit(normal) / lit(np.array([0.0, 1.0, 0.0]))
+    light.setflags(write=False)
+    top = spec["ambient"] + spec["diffuse"] * max(0.0, float(np.array([0.0, 1.0, 0.0]) @ light))
+    return spec["ambient"], spec["diffuse"], light, top
 
 
 def _shaded(base: tuple[int, int, int], normal: np.ndarray) -> tuple[int, int, int]:
@@ -248,6 +255,23 @@ def _object_faces(scene: Scene, heights: Elevation, cut_south: bool = True) -> l
     return out
 
 
+def _faces(scene: Scene, heights: Elevation, cut_south: bool) -> list[tuple[np.ndarray, np.ndarray, Surface]]:
+    """The room's faces and its objects' (`_room_faces`, `_object_faces`) as read-only arrays, made once
+    for the last few rooms (`room_faces`): every view of a room draws the same faces."""
+    return list(room_faces(scene, heights.wall, tuple(heights.bottoms.items()), heights.openings, cut_south))
+
+
+@lru_cache(maxsize=4)
+def room_faces(scene: Scene, wall: float, bottoms: tuple, openings: tuple, cut_south: bool) -> tuple:
+    """`_faces`, cached by the scene and its heights (`room_faces.cache_clear()` forgets them)."""
+    heights = Elevation(wall, dict(bottoms), openings)
+    faces = _room_faces(scene, heights, cut_south) + _object_faces(scene, heights, cut_south)
+    for points, normal, _ in faces:
+        points.setflags(write=False)
+        normal.setflags(write=False)
+    return tuple(faces)
+
+
 def south_door_camera(scene: Scene, heights: Elevation, faces: list) -> Camera:
     """The camera behind the door, its focal length and principal point fitted to frame the room.
 
@@ -286,40 +310,143 @@ def _in_front(triangle: tuple, camera: Camera) -> list[tuple]:
     return [(kept[0], kept[k], kept[k + 1]) for k in range(1, len(kept) - 1)]
 
 
-def zbuffer(triangles: np.ndarray, owners: np.ndarray, camera: Camera) -> np.ndarray:
-    """Index of the nearest triangle's surface at every pixel (-1 where none): a z-buffer over 1/depth."""
-    screen, depth = camera.project(triangles)  # (T, 3, 2), (T, 3)
-    screen, inverse = screen.astype(np.float32), (1.0 / depth).astype(np.float32)
-    height, width = camera.height, camera.width
-    nearest = np.zeros((height, width), dtype=np.float32)  # 1/depth of the nearest surface so far; 0 = infinitely far
-    surface = np.full((height, width), -1, dtype=np.int32)
-    for (a, b, c), (ia, ib, ic), owner in zip(screen, inverse, owners):
-        area = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
-        if abs(area) < 1e-9:
-            continue
-        col0, col1 = max(0, math.ceil(min(a[0], b[0], c[0]))), min(width - 1, math.floor(max(a[0], b[0], c[0])))
-        row0, row1 = max(0, math.ceil(min(a[1], b[1], c[1]))), min(height - 1, math.floor(max(a[1], b[1], c[1])))
-        if col0 > col1 or row0 > row1:
-            continue
-        # float32 halves the work and keeps 1/depth exact enough to order surfaces a millimetre apart
+EARLIER = np.uint64(0xFFFFFFFF)  # a small triangle's key ends in this minus its index: the earlier, the larger
+SMALL_TRIANGLE = 2048  # px of bounding box: smaller triangles are rasterised together, larger ones one by one
+
+
+@dataclass(frozen=True)
+class _Raster:
+    """Triangles on the screen, as the z-buffer reads them: corners in float32 pixels, 1/depth at each
+    corner in float32, the doubled signed area, and the pixel bounds of each (inclusive)."""
+
+    screen: np.ndarray  # (T, 3, 2)
+    inverse: np.ndarray  # (T, 3)
+    area: np.ndarray  # (T,)
+    bounds: np.ndarray  # (T, 4): col0, col1, row0, row1
+    drawn: np.ndarray  # indices of the triangles with an area and pixels inside the picture
+    width: int
+
+    @classmethod
+    def of(cls, triangles: np.ndarray, camera: Camera) -> _Raster:
+        screen, depth = camera.project(triangles)  # (T, 3, 2), (T, 3)
+        screen, inverse = screen.astype(np.float32), (1.0 / depth).astype(np.float32)
+        a, b, c = screen[:, 0], screen[:, 1], screen[:, 2]
+        area = (b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - a[:, 0])
+        low, high = np.minimum(np.minimum(a, b), c), np.maximum(np.maximum(a, b), c)
+        bounds = np.stack([np.maximum(0, np.ceil(low[:, 0])), np.minimum(camera.width - 1, np.floor(high[:, 0])),
+                           np.maximum(0, np.ceil(low[:, 1])), np.minimum(camera.height - 1, np.floor(high[:, 1]))],
+                          axis=1).astype(np.int64)
+        drawn = np.flatnonzero(~(np.abs(area) < 1e-9) & (bounds[:, 0] <= bounds[:, 1]) & (bounds[:, 2] <= bounds[:, 3]))
+        return cls(screen, inverse, area, bounds, drawn, camera.width)
+
+    def weights(self, t, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(inside, 1/depth) at pixels (x, y) of triangle(s) t: the pixel centre inside (barycentric
+        weights all >= 0) and in front (1/depth above 0). Computed in place, in float32, in the order
+        ((b - p) x (c - p)) / area, 1 - wa - wb, (wa ia + wb ib) + wc ic: the z-buffer's exact numbers."""
+        corners = self.screen[t]  # (..., 3, 2)
+        (ax, ay), (bx, by), (cx, cy) = ((corners[..., k, 0], corners[..., k, 1]) for k in range(3))
+        area = self.area[t]
+        wa = (bx - x) * (cy - y)
+        wa -= (by - y) * (cx - x)
+        wa /= area
+        wb = (cx - x) * (ay - y)
+        wb -= (cy - y) * (ax - x)
+        wb /= area
+        wc = 1.0 - wa
+        wc -= wb
+        inside = wa >= 0
+        inside &= wb >= 0
+        inside &= wc >= 0
+        wa *= self.inverse[t, 0]
+        wb *= self.inverse[t, 1]
+        wa += wb
+        wc *= self.inverse[t, 2]
+        wa += wc
+        inside &= wa > 0
+        return inside, wa
+
+    def fragments(self, chosen: np.ndarray):
+        """The pixels the `chosen` triangles cover: (triangle, pixel row * width + col, 1/depth), a batch
+        per window size. Triangles are taken together in windows of the same power-of-two size, each
+        from its bounding box's corner; a window's pixels outside the box are left out, as the
+        one-by-one drawing never reaches them."""
+        col0, col1, row0, row1 = self.bounds[chosen].T
+        wide = 1 << np.ceil(np.log2(col1 - col0 + 1)).astype(np.int64)
+        tall = 1 << np.ceil(np.log2(row1 - row0 + 1)).astype(np.int64)
+        for size in sorted(set(zip(tall.tolist(), wide.tolist()))):
+            group = np.flatnonzero((tall == size[0]) & (wide == size[1]))
+            t = chosen[group][:, None, None]
+            xs = col0[group][:, None, None] + np.arange(size[1])[None, None, :]
+            ys = row0[group][:, None, None] + np.arange(size[0])[None, :, None]
+            inside, near = self.weights(t, xs.astype(np.float32), ys.astype(np.float32))
+            inside &= (xs <= col1[group][:, None, None]) & (ys <= row1[group][:, None, None])
+            yield np.broadcast_to(t, inside.shape)[inside], (ys * self.width + xs)[inside], near[inside]
+
+    def window(self, t: int) -> tuple[tuple[slice, slice], np.ndarray, np.ndarray]:
+        """One triangle's bounding box (rows, cols) and (inside, 1/depth) over it."""
+        col0, col1, row0, row1 = (int(v) for v in self.bounds[t])
         xs = np.arange(col0, col1 + 1, dtype=np.float32)[None, :]
         ys = np.arange(row0, row1 + 1, dtype=np.float32)[:, None]
-        wa = ((b[0] - xs) * (c[1] - ys) - (b[1] - ys) * (c[0] - xs)) / area
-        wb = ((c[0] - xs) * (a[1] - ys) - (c[1] - ys) * (a[0] - xs)) / area
-        wc = 1.0 - wa - wb
-        near = wa * ia + wb * ib + wc * ic
-        window = nearest[row0 : row1 + 1, col0 : col1 + 1]
-        wins = (wa >= 0) & (wb >= 0) & (wc >= 0) & (near > window)
-        window[wins] = near[wins]
-        surface[row0 : row1 + 1, col0 : col1 + 1][wins] = owner
+        return (slice(row0, row1 + 1), slice(col0, col1 + 1)), *self.weights(t, xs, ys)
+
+    def split(self) -> tuple[np.ndarray, np.ndarray]:
+        """The drawn triangles (small, large) by SMALL_TRIANGLE."""
+        col0, col1, row0, row1 = self.bounds[self.drawn].T
+        small = (col1 - col0 + 1) * (row1 - row0 + 1) <= SMALL_TRIANGLE
+        return self.drawn[small], self.drawn[~small]
+
+
+def zbuffer(triangles: np.ndarray, owners: np.ndarray, camera: Camera) -> np.ndarray:
+    """Index of the nearest triangle's surface at every pixel (-1 where none): a z-buffer over 1/depth
+    in float32 that gives a pixel two surfaces share exactly to the earlier triangle, as drawing the
+    triangles in order and keeping only a nearer one does. Large triangles are drawn so, one by one;
+    the small ones (`_Raster.fragments`) are then resolved together and kept where nearer, or as
+    near and earlier."""
+    raster = _Raster.of(triangles, camera)
+    nearest = np.zeros((camera.height, camera.width), dtype=np.float32)  # 0: infinitely far
+    first = np.full((camera.height, camera.width), len(triangles), dtype=np.int64)  # the triangle shown
+    small, large = raster.split()
+    for t in large:
+        box, inside, near = raster.window(t)
+        wins = inside & (near > nearest[box])
+        nearest[box][wins] = near[wins]
+        first[box][wins] = t
+    best = np.zeros(nearest.size, dtype=np.uint64)  # the small triangles': 1/depth's bits, then the earlier
+    for t, pixel, near in raster.fragments(small):
+        keys = (near.view(np.uint32).astype(np.uint64) << np.uint64(32)) | (EARLIER - t.astype(np.uint64))
+        np.maximum.at(best, pixel, keys)
+    best = best.reshape(nearest.shape)
+    near = (best >> np.uint64(32)).astype(np.uint32).view(np.float32)
+    earliest = (EARLIER - (best & EARLIER)).astype(np.int64)
+    wins = (best > 0) & ((near > nearest) | ((near == nearest) & (earliest < first)))
+    first[wins] = earliest[wins]
+    shown = first < len(triangles)
+    surface = np.full(first.shape, -1, dtype=np.int32)
+    surface[shown] = np.asarray(owners)[first[shown]]
     return surface
+
+
+def covered(triangles: np.ndarray, groups: np.ndarray, count: int, camera: Camera) -> np.ndarray:
+    """Per group 0..count-1, how many pixels its triangles cover (`groups`: each triangle's, -1 for
+    none): what the group would fill drawn alone."""
+    raster = _Raster.of(triangles, camera)
+    pixels = camera.height * camera.width
+    seen = np.zeros((count, camera.height, camera.width), dtype=bool)
+    small, large = raster.split()
+    for t in large[groups[large] >= 0]:
+        box, inside, _ = raster.window(t)
+        seen[groups[t]][box] |= inside
+    flat = seen.reshape(-1)
+    for t, pixel, _ in raster.fragments(small[groups[small] >= 0]):
+        flat[groups[t] * pixels + pixel] = True
+    return seen.reshape(count, -1).sum(axis=1)
 
 
 def south_door_frame(scene: Scene, house: Mapping) -> SouthDoorFrame:
     """The view from behind the south door, rasterised with exact hidden surfaces."""
     check_drawable(scene)
     heights = elevation(scene, house)
-    faces = _room_faces(scene, heights) + _object_faces(scene, heights)
+    faces = _faces(scene, heights, cut_south=True)
     return _frame(scene, faces, south_door_camera(scene, heights, faces), _centres(scene, heights, True))
 
 
@@ -349,18 +476,32 @@ def pose_frame(scene: Scene, house: Mapping, position: tuple[float, float], faci
     if not (0 < x < scene.side and 0 < z < scene.side):
         raise RoomspaceError(f"scene {scene.room_id}: the first-person camera at {position} is not inside the room")
     heights = elevation(scene, house)
-    faces = _room_faces(scene, heights, cut_south=False) + _object_faces(scene, heights, cut_south=False)
+    faces = _faces(scene, heights, cut_south=False)
     return _frame(scene, faces, pose_camera(scene, position, facing), _centres(scene, heights, False))
 
 
+def _triangles(faces: list, camera: Camera) -> tuple[np.ndarray, np.ndarray]:
+    """The faces' triangles (each polygon a fan from its first corner) clipped to what is NEAR or more in
+    front of the camera (`_in_front`), in face order, and the face of each."""
+    fans = [polygon[[(0, k, k + 1) for k in range(1, len(polygon) - 1)]] for polygon, _, _ in faces]
+    owners = np.repeat(np.arange(len(faces), dtype=np.int64), [len(fan) for fan in fans])
+    fans = np.concatenate(fans).astype(float)
+    depth = camera.to_camera(fans)[..., 2]
+    behind = depth.max(axis=1) < NEAR  # wholly behind the near plane: nothing of it is drawn
+    cut = np.flatnonzero(depth.min(axis=1) < NEAR)
+    if not len(cut):
+        return fans, owners
+    triangles, faces_of, start = [], [], 0
+    for t in cut:  # whole triangles before it as they are, then its part in front
+        part = [] if behind[t] else _in_front(tuple(fans[t]), camera)
+        triangles += [fans[start:t], np.asarray(part, dtype=float).reshape(-1, 3, 3)]
+        faces_of += [owners[start:t], np.full(len(part), owners[t])]
+        start = t + 1
+    return np.concatenate([*triangles, fans[start:]]), np.concatenate([*faces_of, owners[start:]])
+
+
 def _frame(scene: Scene, faces: list, camera: Camera, centres: np.ndarray) -> SouthDoorFrame:
-    triangles, owners = [], []
-    for index, (quad, _, _) in enumerate(faces):
-        for k in range(1, len(quad) - 1):
-            for triangle in _in_front((quad[0], quad[k], quad[k + 1]), camera):
-                triangles.append(triangle)
-                owners.append(index)
-    triangles, owners = np.asarray(triangles, dtype=float).reshape(-1, 3, 3), np.asarray(owners, dtype=np.int64)
+    triangles, owners = _triangles(faces, camera)
     surface = zbuffer(triangles, owners, camera)
     index_of = {obj.id: k for k, obj in enumerate(scene.objects)}
     object_of_surface = np.array([index_of.get(s.owner, -1) for _, _, s in faces] + [-1], dtype=np.int32)
@@ -383,16 +524,16 @@ def sightings(scene: Scene, frame: SouthDoorFrame) -> dict[str, Sighting]:
     picture in front of the camera, and the share of its pixels drawn alone that the z-buffer shows."""
     camera = frame.camera
     counts = np.bincount(frame.object_of_pixel[frame.object_of_pixel >= 0], minlength=len(scene.objects))
-    index_of = {obj.id: k for k, obj in enumerate(scene.objects)}
-    object_of_triangle = np.array([index_of.get(s.owner, -1) for s in frame.surfaces], dtype=np.int64)[frame.owners]
+    measured = [k for k, obj in enumerate(scene.objects) if obj.prominent]
+    group_of = {scene.objects[k].id: g for g, k in enumerate(measured)}
+    group_of_triangle = np.array([group_of.get(s.owner, -1) for s in frame.surfaces], dtype=np.int64)[frame.owners]
+    alone_pixels = covered(frame.triangles, group_of_triangle, len(measured), camera)
     (ax, az) = AXES[camera.facing][1]
     pixels, depths = camera.project(frame.centres)
     out = {}
-    for k, obj in enumerate(scene.objects):
-        if not obj.prominent:
-            continue
-        mine = object_of_triangle == k
-        alone = int(np.count_nonzero(zbuffer(frame.triangles[mine], frame.owners[mine], camera) >= 0)) if mine.any() else 0
+    for g, k in enumerate(measured):
+        obj = scene.objects[k]
+        alone = int(alone_pixels[g])
         (col, row), depth = pixels[k], float(depths[k])
         in_view = depth >= NEAR and 0 <= col < camera.width and 0 <= row < camera.height
         out[obj.id] = Sighting(
@@ -444,14 +585,14 @@ def perspective_image(scene: Scene, frame: SouthDoorFrame, names: Mapping[str, s
     count = np.bincount(which, minlength=len(scene.objects))
     mean_col = np.bincount(which, cols, minlength=len(scene.objects)) / np.maximum(count, 1)
     mean_row = np.bincount(which, rows, minlength=len(scene.objects)) / np.maximum(count, 1)
-    present, first = np.unique(which, return_index=True)
-    top = dict(zip(present.tolist(), rows[first].tolist()))
+    top = np.full(len(scene.objects), owner.shape[0], dtype=np.int64)
+    np.minimum.at(top, which, rows)  # each object's top row
     visible = [k for k, obj in enumerate(scene.objects) if obj.id in texts and count[k] >= MIN_VISIBLE_PX]
     visible.sort(key=lambda k: count[k])  # small (far, hidden) objects choose their place first
     requests = []
     for k in visible:
         obj, col, row = scene.objects[k], float(mean_col[k]), float(mean_row[k])
-        above = [(col, top[k] - step / 2 - 6 - j * step) for j in range(6)]
+        above = [(col, int(top[k]) - step / 2 - 6 - j * step) for j in range(6)]
         below = [(col, row + j * step) for j in range(1, 4)]
         requests.append(LabelRequest(obj.id, texts[obj.id], k, dot_on(owner, k, (col, row)), ((col, row), *above, *below)))
     try:
@@ -477,7 +618,7 @@ def pose_png(scene: Scene, house: Mapping, position: tuple[float, float], facing
 class View:
     """A first-person view before it is drawn: its frame, where its camera stands, what it shows."""
 
-    frame: SouthDoorFrame
+    frame: SouthDoorFrame | None  # None in a view kept only for what it shows (it cannot be drawn)
     camera: CameraPose
     sightings: dict[str, Sighting]
 

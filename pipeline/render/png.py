@@ -58,10 +58,12 @@ def _paletted(image: Image.Image) -> Image.Image:
     colours = image.getcolors(256)
     if colours is None:
         return image
-    pixels = np.asarray(image, dtype=np.uint32)
-    codes = (pixels[..., 0] << 16) | (pixels[..., 1] << 8) | pixels[..., 2]
+    pixels = np.asarray(image)
+    codes = (pixels[..., 0].astype(np.uint32) << 16) | (pixels[..., 1].astype(np.uint32) << 8) | pixels[..., 2]
     palette = np.array(sorted((r << 16) | (g << 8) | b for _, (r, g, b) in colours), dtype=np.uint32)  # a fixed order
-    out = Image.fromarray(np.searchsorted(palette, codes).astype(np.uint8), "P")
+    index = np.zeros(1 << 24, dtype=np.uint8)  # colour code -> its place in the palette (untouched pages cost nothing)
+    index[palette] = np.arange(len(palette))
+    out = Image.fromarray(index[codes], "P")
     out.putpalette(np.stack([palette >> 16, (palette >> 8) & 255, palette & 255], axis=-1).astype(np.uint8).tobytes())
     return out
 
