@@ -4,13 +4,13 @@
 
 Rooms 0..rooms-1 of the seed are read from the scene folder (sampled into it when missing). Each
 image is drawn `repeats` times after one warm-up (fonts, data files); the best time per image is
-kept, as the least disturbed by the machine. Times are this process's CPU time: the renderer runs
-on one thread, and other jobs on a shared machine stretch wall time far more than CPU time. The kinds: the plan, the plan with its 12 x 12 grid,
+kept, as the least disturbed by the machine. The kinds: the plan, the plan with its 12 x 12 grid,
 the south-door view, and a first-person view from the middle of the room facing north (the
-vision_agent kind's). Each image is drawn as the first of its room: the renderer's cache of a
-room's faces (pipeline.render.door.room_faces), which its other views share in a build, is
-emptied before every repeat. Printed: one line per room, then the mean and the median per image
-kind, and PNG sizes. Each repeat must give the same bytes.
+vision_agent kind's). Times are this process's CPU time: the renderer runs on one thread, and
+other jobs on a shared machine stretch wall time far more. Each image is drawn as the first of
+its room: the renderer's cache of a room's faces (pipeline.render.door.room_faces), which its
+other views share in a build, is emptied before every repeat. Printed: one line per room, then the
+mean and the median per image kind, and PNG sizes. Each repeat must give the same bytes.
 """
 
 from __future__ import annotations
