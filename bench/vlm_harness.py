@@ -34,6 +34,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "evaluate")]
+os.environ.setdefault("TQDM_DISABLE", "1")  # before tqdm is imported: the harnesses' progress bars, ~2,000 lines
 
 from loopback import BenchmarkChat  # noqa: E402
 
@@ -49,7 +50,7 @@ from pipeline.text.kinds import kind_of  # noqa: E402
 MODEL = "rule"  # the model name the server is asked for, and the predictions file's system
 TOLERANCE = 1e-9  # each harness's number and score's are means of the same 0/1 outcomes
 OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "WANDB_MODE": "disabled",
-           "OPENAI_API_KEY": "none", "TQDM_DISABLE": "1"}
+           "OPENAI_API_KEY": "none"}
 
 
 def score_run(source: str, configs: list[str], predictions: Path, report: Path, pool: bool = False) -> dict:
