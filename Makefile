@@ -33,7 +33,7 @@ renders-100: $(READY)
 	$(BIN)/roomspace render --rooms 100 --seed $(SEED) --scenes $(SCENES) --out renders/
 
 roomspace-100: $(READY)
-	$(BIN)/roomspace build --rooms 100 --seed $(SEED) --scenes $(SCENES) --out out/roomspace-100 --vision n5_m4_d144 --twins n5_m4_d144 --agents n5_m4_d144 --compositions n5_m4_d144 --shapes n5_m4_d144 --maps n5_m4_d144 --balanced
+	$(BIN)/roomspace build --rooms 100 --seed $(SEED) --scenes $(SCENES) --out out/roomspace-100 --vision n5_m4_d144 --twins n5_m4_d144 --agents n5_m4_d144 --compositions n5_m4_d144 --shapes n5_m4_d144 --object-tasks n5_m4_d144 --maps n5_m4_d144 --balanced
 
 roomspace-1k: $(READY)
 	$(BIN)/roomspace build --rooms 1000 --seed $(SEED) --scenes $(SCENES) --out out/roomspace-1k --balanced

@@ -28,8 +28,8 @@ from pipeline.dataset.card import COUNTED, FRAMED, MAPPED, PICTURED, dataset_car
 from pipeline.dataset.layout import question_columns, table_questions
 from pipeline.dataset.manifest import (DATASET_SPLIT, MANIFEST, SPLITS, TRAINING_SPLITS, Listed, ShardEntry, Stats,
                                        key_split, read_manifest, shard_files, shard_key, shard_path, write_manifest)
-from pipeline.dataset.rows import (CHECKED, MAP_CHECKED, check_row, items_table, kind_record, read_rows, records_table,
-                                   write_parquet)
+from pipeline.dataset.rows import (CHECKED, MAP_CHECKED, PLAN_CHECKED, check_row, items_table, kind_record, read_rows,
+                                   records_table, write_parquet)
 from pipeline.errors import RoomspaceError
 from pipeline.files import (check_folder_path, file_sha256, folder_lock, remove_stale_temporaries, writable_folder,
                             write_atomic)
@@ -40,10 +40,11 @@ from pipeline.scene.scene_folder import ensure_scene
 from pipeline.text.configs import Config
 from pipeline.text.items import Item
 from pipeline.text.kinds import BASE, KINDS, Kind, parse
-from pipeline.text.prompts import MAP_QUESTION
+from pipeline.text.prompts import MAP_QUESTION, PLAN_QUESTION
 
 READ = frozenset((*CHECKED, *COUNTED, *PICTURED, *FRAMED))  # a question's fields the checks and statistics read
 MAP_READ = READ | {*MAP_CHECKED, *MAPPED}  # and a map question's (a kind whose Kind.questions ask MAP)
+PLAN_READ = READ | set(PLAN_CHECKED)  # and a plan question's (PLAN)
 SHARD_ROOMS = 100  # rooms per shard: the unit of atomic output and of resumption
 MAX_ROOMS = 10 ** 8  # a sane bound: far beyond any sweep, and refused before anything is made
 # Room k of a split is house SPLIT_FIRST_ROOM[split] + k of the seed. No split reaches MAX_ROOMS rooms,
@@ -261,7 +262,8 @@ def room_job(seed: int, index: int, scenes_dir: Path, outputs: tuple[Output, ...
     for output in outputs:
         # The checks and statistics read the questions as written: plain values, as `validate` reads them back.
         table = result.table(output.name)
-        read = MAP_READ if MAP_QUESTION in output.kind.questions else READ
+        read = MAP_READ if MAP_QUESTION in output.kind.questions else \
+            PLAN_READ if PLAN_QUESTION in output.kind.questions else READ
         questions = table_questions(table, [c for c in question_columns(table.schema) if c in read]).to_pylist()
         for question in questions:
             check_row(question)

@@ -29,7 +29,8 @@ from pipeline.files import file_sha256, write_atomic
 from pipeline.text.items import Item
 from pipeline.text.kinds import BASE, Kind, kind_of
 from pipeline.spatial.facts import Fact, facts_held
-from pipeline.text.prompts import MAP_QUESTION, PAIR_MODALITIES
+from pipeline.spatial.plans import Thing, check_plan, gold_plan
+from pipeline.text.prompts import MAP_QUESTION, PAIR_MODALITIES, PLAN_QUESTION
 from pipeline.text.targets import read_map
 from pipeline.typed_json import fields_of, json_schema_of, to_json, unwrap
 
@@ -236,6 +237,7 @@ def to_row(item: Item) -> dict:
 CHECKED = ("id", "question_type", "options", "answer", "answer_set", "answer_set_size", "candidate",
            "true_relation", "continuous_relation", "modality")
 MAP_CHECKED = ("facts", "d")
+PLAN_CHECKED = ("plan", "things", "target")  # and those of a plan question (question type PLAN)
 
 
 def check_row(row: Mapping) -> None:
@@ -245,7 +247,8 @@ def check_row(row: Mapping) -> None:
     Arrow schema is the declared one), so this checks what types cannot say. A row is a question as
     its file holds it: plain values, as `table.to_pylist()` reads it (all its fields, or those CHECKED),
     whether the build checks the rows it has just made or `validate` the rows it reads back. A map
-    question's witness map must keep every stated fact (`check_witness_map`).
+    question's witness map must keep every stated fact (`check_witness_map`); a plan question's gold
+    plan is derived again from its view and run step by step (`check_gold_plan`).
     """
     answer_set = row["answer_set"]
     # The scene that answers a row is its witness: the rasterised one for a story, the continuous
@@ -262,6 +265,26 @@ def check_row(row: Mapping) -> None:
             raise RoomspaceError(f"row {row['id']}: YN answer disagrees with the answer set")
     if row["question_type"] == MAP_QUESTION:
         check_witness_map(row)
+    if row["question_type"] == PLAN_QUESTION:
+        check_gold_plan(row)
+
+
+def check_gold_plan(row: Mapping) -> None:
+    """A plan question's gold plan is the one its view gives (pipeline.spatial.plans.gold_plan, derived
+    again from the row's `things`), passes the independent runner (`check_plan`: every step possible
+    once the steps it needs are done, none superfluous, the target last), and is what its answer and
+    answer set say, step by step."""
+    things = [Thing(**thing) for thing in row["things"]]
+    steps = tuple((s["action"], s["object"], s["source"], tuple(s["needs"])) for s in row["plan"])
+    if gold_plan(things, row["target"]) != steps:
+        raise RoomspaceError(f"row {row['id']}: its plan is not the gold plan of its view, derived again")
+    problem = check_plan(things, row["target"], steps)
+    if problem:
+        raise RoomspaceError(f"row {row['id']}: its plan does not run: {problem}")
+    if list(row["answer_set"]) != [s["content"] for s in row["plan"]]:
+        raise RoomspaceError(f"row {row['id']}: its answer set is not its plan's steps")
+    if {s["object"] for s in row["plan"]} - set(row["options"]):
+        raise RoomspaceError(f"row {row['id']}: its plan names a thing its options do not")
 
 
 def check_witness_map(row: Mapping) -> None:

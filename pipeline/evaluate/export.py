@@ -30,7 +30,7 @@ from pipeline.evaluate.prompts import make_prompt
 from pipeline.evaluate.reward import REWARD_COLUMNS
 from pipeline.evaluate.rows import BenchmarkRows
 from pipeline.seeding import derive_seed
-from pipeline.text.prompts import MAP_QUESTION
+from pipeline.text.prompts import MAP_QUESTION, PLAN_QUESTION
 from pipeline.text.targets import cognitive_map, target_text
 
 FORMATS = ("chat", "prompt")
@@ -54,6 +54,8 @@ def stratum(row: Mapping) -> tuple[str, str, object]:
     """(setting, question type, answer-set size for FR or the answer for YN): what `balanced_ids` evens out."""
     if row["question_type"] == MAP_QUESTION:
         return (row["setting"], row["question_type"], None)  # a map's story allows many: nothing to even out
+    if row["question_type"] == PLAN_QUESTION:
+        return (row["setting"], row["question_type"], row["answer_set_size"])  # a plan: its number of steps
     return (row["setting"], row["question_type"],
             row["answer_set_size"] if row["question_type"] == "FR" else row["answer"])
 

@@ -18,9 +18,11 @@ columns the reward reads are those `roomspace export --format prompt` writes bes
 * FR: the Jaccard of the named relations and the exact answer set, so 1 for exactly the answer set;
 * MAP: the share of the story's facts that hold on the drawn map, so 1 for a map consistent with the
   story (any such map: the story fixes no single map);
+* PLAN (pipeline.text.object_tasks): the mean of its step content F1 and precondition F1
+  (pipeline.evaluate.plans), so 1 for the gold plan's steps ordered alike;
 
 and 0 for an answer the parser does not read. `roomspace_exact_reward` gives 1 for a right answer
-(a YN answer, exactly the answer set, a consistent map) and 0 for anything else.
+(a YN answer, exactly the answer set, a consistent map, an exact plan) and 0 for anything else.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from collections.abc import Mapping, Sequence
 
 from pipeline.errors import RoomspaceError
 from pipeline.evaluate.score import SCORED, ScoreRow, score_item
+from pipeline.text.prompts import PLAN_QUESTION
 
 # The dataset columns the reward reads, one value per completion: a row's scoring fields, which the
 # export writes beside the prompt (a column the dataset lacks is None, as for `score`); it needs NEEDED.
@@ -55,6 +58,8 @@ def rewards(completions: Sequence, columns: Mapping[str, Sequence], partial: boo
         outcome = score_item(row, completion_text(completion))
         if outcome.status[0, 0] != SCORED:
             out.append(0.0)
+        elif partial and row.question_type == PLAN_QUESTION:  # both the steps and their order
+            out.append(float(outcome.jaccard[0, 0] + outcome.f1[0, 0]) / 2)
         elif partial and row.question_type != "YN":
             out.append(float(outcome.jaccard[0, 0]))
         else:

@@ -157,6 +157,11 @@ def asks_plans(rows: BenchmarkRows, config: str) -> bool:
     return first is not None and PLAN_QUESTION in first.column("question_type").to_pylist()
 
 
+def judged_columns(rows: BenchmarkRows, config: str) -> tuple[str, ...]:
+    """What judging a configuration's answers reads besides SCORE_COLUMNS: a map's facts, a plan's gold steps."""
+    return (MAP_COLUMNS if asks_maps(rows, config) else ()) + (PLAN_COLUMNS if asks_plans(rows, config) else ())
+
+
 def asks_maps(rows: BenchmarkRows, config: str) -> bool:
     """Whether a configuration's questions are maps (its first shard's question types say it)."""
     first = next(rows.batches(config, ["question_type"]), None)
@@ -170,8 +175,7 @@ def read_score_rows(rows: BenchmarkRows, configs: Sequence[str], progress: bool 
     out: list[ScoreRow] = []
     with tqdm(total=shards, unit="shard", desc="reading rows", disable=not progress, file=sys.stderr) as bar:
         for config in configs:
-            read = SCORE_COLUMNS + (MAP_COLUMNS if asks_maps(rows, config) else ()) + \
-                (PLAN_COLUMNS if asks_plans(rows, config) else ())
+            read = SCORE_COLUMNS + judged_columns(rows, config)
             for table in rows.batches(config, read):
                 columns = {name: table.column(name).to_pylist() for name in table.column_names}
                 absent = [None] * table.num_rows

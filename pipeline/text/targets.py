@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from pipeline.data import data_json
 from pipeline.spatial.frames import quarters, seen_facing, turn_cell
 from pipeline.spatial.relations import DIRECTIONS, relation_words
-from pipeline.text.prompts import MAP_QUESTION, PAIR_KINDS, RCC8_SETTING, row_kind
+from pipeline.text.prompts import MAP_QUESTION, PAIR_KINDS, PLAN_QUESTION, RCC8_SETTING, row_kind
 from pipeline.text.words import sentence
 
 
@@ -120,10 +120,13 @@ def composition_reasoning(row: Mapping) -> str:
 
 def target_text(row: Mapping) -> str:
     """What a model should answer the row's prompt with: reasoning, then "Answer: ..." (module docstring);
-    for a map question, its witness map after the answer line."""
+    for a map question, its witness map after the answer line; for a plan question (pipeline.text.object_tasks),
+    its gold plan as the prompt asks for it, JSON steps inside <ans></ans>."""
     words = _words()["target"]
     if row["question_type"] == MAP_QUESTION:
         return words["map_answer"].format(map=row["answer"])
+    if row["question_type"] == PLAN_QUESTION:
+        return row["answer"]
     sentences = reasoning(row)
     if row["question_type"] == "YN" and row["setting"] != RCC8_SETTING:
         verdict = words["yes"] if row["candidate"] in row["answer_set"] else words["no"]

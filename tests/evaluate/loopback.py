@@ -79,6 +79,8 @@ def right_wrong_or_unparseable(row: dict) -> str:
         return "Maybe " + row["options"][0] + "."  # a hedge: does not parse
     if kind == 0:
         return "Working through the facts.\nAnswer: " + row["answer"]
+    if row["question_type"] == "PLAN":  # one step that names nothing of the view: read, and wrong
+        return '<ans>{"step1": {"content": "Wait a moment", "precondition": []}}</ans>'
     if row["question_type"] == "MAP":  # the witness map turned half round: its stated directions reversed
         return "Answer:\n" + "\n".join(" ".join(reversed(line.split())) for line in reversed(row["answer"].splitlines()))
     wrong = ", ".join(row["options"]) if len(row["answer_set"]) < len(row["options"]) else row["options"][0]

@@ -59,7 +59,10 @@ def answer(item_id: str, metadata: dict, position: int | None = None) -> ModelOu
     """The mock model's answer to an item: right, wrong, unparseable, cut at the token limit (the
     right text, which must not count), or right after some reasoning and in the view's words."""
     truth = metadata["answer_set"]
-    if metadata["question_type"] == "MAP":  # the witness map, and it turned half round (its directions reversed)
+    if metadata["question_type"] == "PLAN":  # the gold plan, and a plan of one step naming nothing of the view
+        right = worded = metadata["answer"]
+        wrong = '<ans>{"step1": {"content": "Wait a moment", "precondition": []}}</ans>'
+    elif metadata["question_type"] == "MAP":  # the witness map, and it turned half round (its directions reversed)
         lines = metadata["answer"].splitlines()
         right = worded = "Answer:\n" + metadata["answer"]
         wrong = "Answer:\n" + "\n".join(" ".join(reversed(line.split())) for line in reversed(lines))
@@ -138,6 +141,7 @@ def test_inspect_scores_equal_roomspace_score_for_the_same_answers(small, config
                                         "setting"}
         assert not set(sample.metadata) & {"prompt", "story", "image"}
         assert ("facts" in sample.metadata) == (sample.metadata["question_type"] == "MAP")  # what a map is judged on
+        assert ("plan" in sample.metadata) == (sample.metadata["question_type"] == "PLAN")  # and a plan
         assert sample.metadata["config"] == config
         expected = {"right": CORRECT, "reasoned": CORRECT, "wrong": INCORRECT, "unparseable": NOANSWER,
                     "truncated": NOANSWER}[kinds[item_id]]
@@ -163,8 +167,9 @@ def test_inspect_scores_equal_roomspace_score_for_the_same_answers(small, config
         assert metrics[measure] == pytest.approx(getattr(reference, measure).value, abs=1e-12)
         assert 0 < metrics[measure] < 1  # a mixture, not a constant
     statuses = [sample.scores["roomspace_scorer"].metadata["status"] for sample in samples.values()]
-    assert statuses.count("unparseable") == reference.unparseable > 0
-    assert statuses.count("truncated") == reference.truncated > 0
+    every = len(rows) >= len(KINDS)  # a configuration this small (a room's few object tasks) misses some kinds
+    assert statuses.count("unparseable") == reference.unparseable and (reference.unparseable > 0 or not every)
+    assert statuses.count("truncated") == reference.truncated and (reference.truncated > 0 or not every)
     correct = sum(kinds[i] in ("right", "reasoned") for i in rows)
     assert metrics["accuracy"] == pytest.approx(correct / len(rows), abs=1e-12)
     assert {"stderr", *(f"{MEASURE[q]}_stderr" for q in kind_of(config).questions)} <= set(metrics)

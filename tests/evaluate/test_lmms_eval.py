@@ -20,14 +20,14 @@ import yaml
 from every_kind import BASE, every_kind, read_by
 
 from pipeline.evaluate.harness.lmms_eval_tasks import PLACEHOLDER, TASKS_DIR, write_tasks
-from pipeline.evaluate.harness.tasks import LMMS_EVAL, PACKAGED_CONFIGS, family, task_name
+from pipeline.evaluate.harness.tasks import LMMS_EVAL, PACKAGED_CONFIGS, QUESTION_TYPES, family, task_name
 from pipeline.evaluate.report import evaluate
 from pipeline.text.kinds import kind_of
 
 datasets = pytest.importorskip("datasets")  # the `harness` extra
 from PIL import Image  # noqa: E402
 
-METRIC = {"YN": "yn_accuracy", "FR": "fr_exact"}
+METRIC = {question_type: metrics[0] for question_type, (_, metrics, _) in QUESTION_TYPES.items()}  # each type's rate
 SYSTEM = "stub"
 
 
@@ -127,7 +127,7 @@ def test_every_yaml_parses_and_names_hooks_that_exist():
         assert config["dataset_path"] == PLACEHOLDER and config["dataset_name"] == name
         assert config["output_type"] == "generate_until" and config["test_split"] == "test"
         assert config["generation_kwargs"]["until"] == []  # lmms-eval's default would stop at a blank line
-        assert [m["metric"] for m in config["metric_list"]] == [METRIC[question_type]]
+        assert [m["metric"] for m in config["metric_list"]] == list(QUESTION_TYPES[question_type][1])
         pooled = configs[f"{family(name)}_{question_type.lower()}.yaml"]
         assert task in pooled["task"] and pooled["aggregate_metric_list"][0]["weight_by_size"] is True
 
@@ -168,17 +168,18 @@ def test_the_hooks_score_as_roomspace_score_does(built, tasks, configs, tmp_path
                     answer = right_wrong_or_unparseable(doc)
                     file.write(json.dumps({"id": doc["id"], "prediction": answer}) + "\n")
                     result = hook(utils, config["process_results"])(no_image[k], [answer])
-                    assert set(result) == {METRIC[question_type]}
+                    assert set(result) == set(QUESTION_TYPES[question_type][1])
                     scores.append(result[METRIC[question_type]])
-                assert {0.0, 1.0} == set(scores)
+                assert {0.0, 1.0} == set(scores) or (len(scores) < 3 and set(scores) <= {0.0, 1.0})
                 means[question_type] = float(np.mean(scores))
         (group,) = evaluate(str(built), name, [predictions], []).groups
         project = group.overall.systems[SYSTEM]
-        assert project.unparseable > 0
+        enough = project.items >= 3  # a configuration this small (a room's few object tasks) may get one kind
+        assert project.unparseable > 0 or not enough
         for question_type, mean in means.items():
             ours = getattr(project, METRIC[question_type]).value
             print(f"{task_name(name, question_type)}: hooks {METRIC[question_type]} = {mean!r}, roomspace score = {ours!r}")
-            assert 0 < ours < 1 and mean == pytest.approx(ours, abs=1e-12)
+            assert (0 < ours < 1 or not enough) and mean == pytest.approx(ours, abs=1e-12)
 
 
 def test_doc_to_visual_gives_the_rows_image(built, tasks):

@@ -71,14 +71,16 @@ from pipeline.evaluate.prompts import make_prompt, png_data_uri, prompt_columns
 from pipeline.evaluate.rows import BenchmarkRows, open_rows
 from pipeline.evaluate.sample import Sample as RoomspaceSample
 from pipeline.evaluate.sample import ordered_ids
-from pipeline.evaluate.score import (BIT, MAP_COLUMNS, SCORE_COLUMNS, TRUNCATED, UNPARSEABLE, ScoreRow, asks_maps,
-                                     score_item)
+from pipeline.evaluate.score import (BIT, MAP_COLUMNS, PLAN_COLUMNS, SCORE_COLUMNS, TRUNCATED, UNPARSEABLE, ScoreRow,
+                                     judged_columns, score_item)
 from pipeline.text.prompts import DEFAULT_STYLE, STYLES
 
-QUESTION_TYPES = ("YN", "FR", "MAP")
-# the name `roomspace score` gives each question type's rate (a map: every fact its story states holds on it)
-MEASURE = {"YN": "yn_accuracy", "FR": "fr_exact", "MAP": "map_consistent"}
+QUESTION_TYPES = ("YN", "FR", "MAP", "PLAN")
+# the name `roomspace score` gives each question type's rate (a map: every fact its story states holds on it;
+# a plan: the gold plan's steps, ordered alike)
+MEASURE = {"YN": "yn_accuracy", "FR": "fr_exact", "MAP": "map_consistent", "PLAN": "plan_exact"}
 ROW_FIELDS = tuple(name for name in SCORE_COLUMNS if name != "id")  # a sample's metadata; its id is the row id
+JUDGED = {"MAP": MAP_COLUMNS, "PLAN": PLAN_COLUMNS}  # what a question type's answer is judged on besides
 TRUNCATED_STOP = "max_tokens"  # inspect's stop_reason for an answer cut at the token limit
 
 
@@ -125,7 +127,7 @@ def roomspace_samples(rows: BenchmarkRows, configs: Sequence[str], question_type
     kept: dict[str, dict] = {}
     for config in configs:
         rooms: set[str] = set()
-        read = [*columns, *MAP_COLUMNS] if asks_maps(rows, config) else columns  # a map is judged on its facts
+        read = [*columns, *judged_columns(rows, config)]  # a map is judged on its facts, a plan on its gold steps
         for row in rows.rows([config], read, None if drawn is None else order):
             if limit_rooms is not None and row["room_id"] not in rooms:
                 if len(rooms) == limit_rooms:
@@ -148,8 +150,7 @@ def sample(row: dict, style: str = DEFAULT_STYLE) -> Sample:
         content = [ChatMessageUser(content=[ContentImage(image=png_data_uri(prompt.image)),
                                             ContentText(text=prompt.text)])]
     metadata: dict[str, Any] = {name: row.get(name) for name in ROW_FIELDS}
-    if row["question_type"] == "MAP":
-        metadata.update({name: row[name] for name in MAP_COLUMNS})  # a map is judged on its story's facts
+    metadata.update({name: row[name] for name in JUDGED.get(row["question_type"], ())})  # a map's facts, a plan's steps
     metadata["measure"] = MEASURE[row["question_type"]]
     return Sample(id=row["id"], input=content, target=row["answer"], metadata=metadata)
 
@@ -158,7 +159,7 @@ def sample(row: dict, style: str = DEFAULT_STYLE) -> Sample:
                  grouped(accuracy(), "measure", all=False),
                  grouped(stderr(), "measure", all=False, name_template="{group_name}_stderr")])
 def roomspace_scorer() -> Scorer:
-    """YN accuracy, FR exact match and maps consistent, by `pipeline.evaluate.score.score_item`."""
+    """YN accuracy, FR exact match, maps consistent and exact plans, by `pipeline.evaluate.score.score_item`."""
 
     async def score(state: TaskState, target: Target) -> Score:
         return judge(ScoreRow.of({**state.metadata, "id": str(state.sample_id)}), state.output.completion,
@@ -184,7 +185,13 @@ def judge(row: ScoreRow, text: str | None, truncated: bool = False) -> Score:
                      explanation=f"unparseable ({problem}): scores 0")
     metadata["status"] = "scored"  # the only status left: a text is never "no answer"
     right = bool(outcome.correct[0, 0])
-    if row.question_type == "MAP":
+    if row.question_type == "PLAN":
+        said = "a plan"
+        metadata["plan_content"] = float(outcome.jaccard[0, 0])
+        metadata["plan_preconditions"] = float(outcome.f1[0, 0])
+        explanation = (f"{'the' if right else 'not the'} gold plan's steps ordered alike; step F1 "
+                       f"{outcome.jaccard[0, 0]:.0%}, precondition F1 {outcome.f1[0, 0]:.0%}")
+    elif row.question_type == "MAP":
         said = "a map"
         metadata["map_facts"] = float(outcome.jaccard[0, 0])
         explanation = (f"a map on which {'every' if right else 'not every'} stated fact holds "

@@ -42,7 +42,7 @@ from pipeline.errors import RoomspaceError
 from pipeline.evaluate.harness.lm_eval_tasks.utils import METRICS, process_results
 from pipeline.evaluate.harness.tasks import PACKAGED_CONFIGS
 from pipeline.evaluate.rows import BenchmarkRows, open_rows
-from pipeline.evaluate.score import MAP_COLUMNS, SCORE_COLUMNS, ScoreRow, asks_maps
+from pipeline.evaluate.score import SCORE_COLUMNS, ScoreRow, judged_columns
 from pipeline.text.kinds import KINDS, kind_of
 
 HARNESS = "vlmevalkit"  # as Kind.harness names it
@@ -80,7 +80,7 @@ DATASETS = tuple(dataset_name(config) for config in read_by_vlmevalkit(PACKAGED_
 def write_tsv(rows: BenchmarkRows, config: str, folder: Path) -> Path:
     """`folder/RoomSpace_<config>.tsv` (module docstring); returns its path."""
     path = folder / f"{dataset_name(config)}.tsv"
-    columns = [*SCORE_COLUMNS, *(MAP_COLUMNS if asks_maps(rows, config) else ()), "prompt", IMAGE, IMAGE_ID]
+    columns = [*SCORE_COLUMNS, *judged_columns(rows, config), "prompt", IMAGE, IMAGE_ID]
     first: dict[str, int] = {}  # image id -> the index of the first question carrying it
     with path.open("w", encoding="utf-8", newline="") as file:
         writer = csv.writer(file, delimiter="\t", lineterminator="\n")
@@ -115,7 +115,8 @@ def _answer(value) -> str:
 
 def score_records(records: Iterable[Mapping]) -> dict[str, float]:
     """The scores of a prediction table's records (each with `roomspace` and `prediction`): per question
-    type its metrics (yn_accuracy, fr_exact, map_consistent and map_facts) as means, and `<type> items`."""
+    type its metrics (yn_accuracy, fr_exact, map_consistent and map_facts, plan_exact, plan_content and
+    plan_preconditions) as means, and `<type> items`."""
     totals: dict[str, float] = {}
     counts: dict[str, int] = {}
     for record in records:

@@ -24,7 +24,7 @@ from pipeline.dataset.manifest import DATASET_SPLIT
 from pipeline.evaluate.harness.tasks import QUESTION_TYPES
 from pipeline.evaluate.rows import open_rows
 from pipeline.evaluate.sample import ordered_ids
-from pipeline.evaluate.score import MAP_COLUMNS, SCORE_COLUMNS, ScoreRow, asks_maps, score_item
+from pipeline.evaluate.score import SCORE_COLUMNS, ScoreRow, judged_columns, score_item
 
 PLACEHOLDER = "OWNER/NAME"  # the YAML's roomspace_source until a user says where their copy is
 COLUMNS = (*SCORE_COLUMNS, "prompt")  # what scoring and the prompt need; stories, facts and images stay unread
@@ -56,7 +56,7 @@ def load_rows(roomspace_source: str = PLACEHOLDER, roomspace_config: str | None 
     rows = open_rows(roomspace_source, roomspace_split)
     (config,) = rows.choose(roomspace_config)
     order = ordered_ids(rows, [config], seed)[:limit]
-    columns = (*COLUMNS, *MAP_COLUMNS) if asks_maps(rows, config) else COLUMNS  # a map is judged on its facts
+    columns = (*COLUMNS, *judged_columns(rows, config))  # a map is judged on its facts, a plan on its gold steps
     table = pa.concat_tables(list(rows.batches(config, columns)))
     position = {item: k for k, item in enumerate(table.column("id").to_pylist())}
     return datasets.DatasetDict({"test": datasets.Dataset(table.take([position[item] for item in order]))})
@@ -93,12 +93,21 @@ def map_items(dataset):
     return _items(dataset, "MAP")
 
 
+def plan_items(dataset):
+    """`process_docs` of the plan tasks (pipeline.text.object_tasks)."""
+    return _items(dataset, "PLAN")
+
+
 def process_results(doc: dict, results: list) -> dict[str, float]:
     """One answer (the first generation) scored by the project's scorer: 1.0 right, 0.0 wrong or
-    unparseable; a map also its share of facts held (0.0 unparseable)."""
+    unparseable; a map also its share of facts held, a plan its step and precondition F1 (0.0
+    unparseable)."""
     row = ScoreRow.of(doc)
     outcome = score_item(row, results[0])
     scores = {METRICS[row.question_type][0]: float(outcome.correct[0, 0])}
     if row.question_type == "MAP":
         scores["map_facts"] = float(outcome.jaccard[0, 0])
+    if row.question_type == "PLAN":
+        scores["plan_content"] = float(outcome.jaccard[0, 0])
+        scores["plan_preconditions"] = float(outcome.f1[0, 0])
     return scores

@@ -27,7 +27,7 @@ from pipeline.evaluate.harness.lm_eval_tasks import utils as text_tasks
 from pipeline.evaluate.rows import open_rows
 from pipeline.evaluate.harness.lm_eval_tasks.utils import process_results
 
-__all__ = ["doc_to_text", "doc_to_visual", "fr_items", "process_results", "yn_items"]
+__all__ = ["doc_to_text", "doc_to_visual", "fr_items", "plan_items", "process_results", "yn_items"]
 SETTINGS = Path(__file__).with_name("_roomspace_vision_common.yaml")  # names the rows: its dataset_path
 ROWS_AT_ONCE = 64  # questions given their held images together
 
@@ -67,6 +67,11 @@ def yn_items(dataset):
 def fr_items(dataset):
     """`process_docs` of the FR tasks: the FR questions, a doc each."""
     return questions(text_tasks.fr_items(dataset))
+
+
+def plan_items(dataset):
+    """`process_docs` of the plan tasks: the object tasks, a doc each (a text row without its picture)."""
+    return questions(text_tasks.plan_items(dataset))
 
 
 def doc_to_visual(doc: dict) -> list:
