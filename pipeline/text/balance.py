@@ -5,30 +5,113 @@ The paper asks one pair per room (o_1, o_n) and draws a YN candidate from the an
 complement, so a question's candidate and setting predict its answer without the story. Here the
 target is drawn first and a question of the room that has it is found after:
 
-* FR: an answer-set size class (FR_CLASSES, weighted by FR_WEIGHTS over the classes the room's
-  pairs have), then a pair whose answer set is of that class;
+* FR: an answer-set size class (FR_CLASSES, each weighted by how many answer sets of that class
+  the setting gives, all nine at ALL_NINE_SHARE), then a pair whose answer set is of that class,
+  every answer set of the class as likely as another;
 * FR about a picture (pipeline.text.pictured, one relation per pair): a relation drawn uniformly
   among those the pairs have, then a pair with it (`relation_question`);
 * YN: a candidate among the relations that both answers allow in this room (some pair's answer
   holds it, another's does not), then Yes or No by a fair coin, then a pair with that answer. So
   within every room the candidate says nothing of the answer. Where no relation allows both (every
   pair's answer set is all nine), the fallback is a candidate and a pair drawn at random, and
-  `Drawn.fallback` says so.
+  `Drawn.fallback` says so. rcc8 asks only where two pairs of the same two object types differ
+  (`group_of`): what two types are says too much of how their footprints meet.
 
 The pairs offered are those whose answer no single stated fact gives (pipeline.text.items), and
 every draw comes from the `rng` handed in, so a room's questions stay a pure function of its seed.
+
+Rooms are not oriented at random (ProcTHOR puts beds, toilets and counters far from the door more
+often than not), so an object's type tells something of where it stands. Balancing within a room
+does not undo that across rooms; so among the pairs that fit a drawn target, a pair is chosen with
+probability inversely proportional to how likely its types make that target (for FR, to that
+likelihood to the power FR_SHARPNESS: `TypePrior`, fitted on rooms no build uses by
+python -m pipeline.text.prior). A type that usually stands north is then asked about as often where
+it does not as where it does. Measured by `roomspace audit` (docs/semantics.md section 17).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from random import Random
 
+from pipeline.data import data_json
+
 FR_CLASSES = ((1,), (2, 3), (4, 5, 6), (7, 8), (9,))  # answer-set sizes drawn as one class
-FR_WEIGHTS = (0.32, 0.27, 0.21, 0.17, 0.03)  # all nine (the last) rarely: rooms whose pairs are all so are a tenth of some settings
+ALL_NINE_SHARE = 0.03  # of a setting's FR draws: rooms whose pairs are all so are a tenth of some settings
+FR_SHARPNESS = 2.5  # a pair's weight is 1 / (how likely its types make its answer) ** this (module docstring)
+YN_CLAMP = (0.03, 0.97)  # no type makes a YN answer certain: weights stay within 1/0.03
+UNSEEN = 0.001  # the prior share of an answer set the fitting rooms never gave
+FR_FLOOR = 0.02  # shares below count as this in FR weights: a rare answer set is favoured, not forced
 
 Pair = tuple[str, str]
+AnswerSet = frozenset[str]
+PRIOR_FILE = "type_prior.json"
+
+
+class Likely:
+    """How likely a pair's object types make its answer, by pipeline.text.prior's table: a pair's
+    answer set, and whether its answer holds a relation."""
+
+    def __init__(self, sets: Sequence[AnswerSet], shares: Sequence[float],
+                 posterior: Callable[[Pair], Sequence[float]]) -> None:
+        self.sets = {answer: k for k, answer in enumerate(sets)}
+        self.shares = shares  # of each of `sets` over every pair
+        self.posterior = posterior  # a pair -> the share of each of `sets`
+
+    def base(self, answer: AnswerSet) -> float:
+        k = self.sets.get(answer)
+        return UNSEEN if k is None else self.shares[k]
+
+    def answer(self, pair: Pair, answer: AnswerSet) -> float:
+        k = self.sets.get(answer)
+        return UNSEEN if k is None else self.posterior(pair)[k]
+
+    def holds(self, pair: Pair, code: str) -> float:
+        low, high = YN_CLAMP
+        return min(max(sum(share for answer, share in zip(self.sets, self.posterior(pair)) if code in answer), low), high)
+
+    def class_weights(self) -> list[float]:
+        """FR_CLASSES' weights: each answer set the setting gives as likely as another, all nine at ALL_NINE_SHARE."""
+        counts = [sum(len(answer) in sizes for answer in self.sets) for sizes in FR_CLASSES[:-1]]
+        return [*counts, ALL_NINE_SHARE * sum(counts) / (1 - ALL_NINE_SHARE)]
+
+
+class TypePrior:
+    """Per setting, the answer sets its askable pairs give and their shares: over all pairs, and per
+    object type as the pair's subject and as its object (smoothed toward the whole). A pair's share
+    of each set combines its two types as independent evidence (naive Bayes)."""
+
+    def __init__(self, table: Mapping) -> None:
+        self.settings = table["settings"]
+
+    def likely(self, setting: str, type_of: Callable[[Hashable], str]) -> Likely:
+        """The setting's prior, a pair's ends read as object types by `type_of`."""
+        table = self.settings[setting]
+        base, subject, obj = table["base"], table["subject"], table["object"]
+        seen: dict[tuple[str, str], tuple[float, ...]] = {}
+
+        def posterior(pair: Pair) -> tuple[float, ...]:
+            types = (type_of(pair[0]), type_of(pair[1]))
+            if types not in seen:
+                joint = [s * o / b for s, o, b in zip(subject.get(types[0], base), obj.get(types[1], base), base)]
+                total = sum(joint)
+                seen[types] = tuple(share / total for share in joint)
+            return seen[types]
+        return Likely([frozenset(answer.split(",")) for answer in table["sets"]], base, posterior)
+
+
+@cache
+def type_prior() -> TypePrior:
+    return TypePrior(data_json(PRIOR_FILE))
+
+
+def no_prior(codes: Sequence[str]) -> Likely:
+    """Every pair alike, every single relation a set: pairs drawn uniformly."""
+    even = [1 / len(codes)] * len(codes)
+    return Likely([frozenset({code}) for code in codes], even, lambda pair: even)
 
 
 @dataclass(frozen=True)
@@ -38,13 +121,20 @@ class Drawn:
     fallback: bool  # the room had no question with the target drawn
 
 
-def fr_question(answers: Mapping[Pair, frozenset[str]], rng: Random) -> Drawn:
-    """The pair an FR question asks: its answer set's size class drawn first."""
+def fr_question(answers: Mapping[Pair, AnswerSet], rng: Random, likely: Likely) -> Drawn:
+    """The pair an FR question asks: its answer set's size class drawn first (`Likely.class_weights`),
+    then a pair of that class, the less its types make its answer likely the likelier."""
     pairs = list(answers)
     by_class = [[p for p in pairs if len(answers[p]) in sizes] for sizes in FR_CLASSES]
     present = [k for k, members in enumerate(by_class) if members]
-    chosen = rng.choices(present, weights=[FR_WEIGHTS[k] for k in present])[0]
-    return Drawn(rng.choice(by_class[chosen]), None, fallback=False)
+    weights = likely.class_weights()
+    chosen = by_class[rng.choices(present, weights=[weights[k] or UNSEEN for k in present])[0]]
+    # Each answer set as likely as another: a set's weight is shared among the pairs that give it, and
+    # divided by how common the set is over all rooms; a pair's, by how likely its types make its set.
+    pairs_of = Counter(answers[p] for p in chosen)
+    weights = [(pairs_of[answers[p]] * max(likely.base(answers[p]), FR_FLOOR)
+                * max(likely.answer(p, answers[p]), FR_FLOOR) ** FR_SHARPNESS) ** -1 for p in chosen]
+    return Drawn(rng.choices(chosen, weights=weights)[0], None, fallback=False)
 
 
 def relation_question(relations: Mapping[Pair, str], rng: Random) -> Drawn:
@@ -55,30 +145,27 @@ def relation_question(relations: Mapping[Pair, str], rng: Random) -> Drawn:
     return Drawn(rng.choice([pair for pair, code in relations.items() if code == relation]), None, fallback=False)
 
 
-def yn_question(answers: Mapping[Pair, frozenset[str]], codes: Sequence[str], rng: Random,
-                kind_of: Callable[[Pair], str] | None = None) -> Drawn:
+def yn_question(answers: Mapping[Pair, AnswerSet], codes: Sequence[str], rng: Random,
+                likely: Likely, group_of: Callable[[Pair], Hashable] | None = None) -> Drawn:
     """The pair a YN question asks and the relation it offers: a relation both answers allow, then
-    Yes or No by a fair coin, then a pair with that answer (module docstring). With `kind_of`, both
-    answers must be had among pairs of one kind (an object and the room, two objects), and the pair
-    is of that kind: otherwise the kind of pair asked would tell the answer (an object is inside the
-    room, never apart from it)."""
-    groups: dict[str, list[Pair]] = {}
+    Yes or No by a fair coin, then a pair with that answer, the less its types make that answer
+    likely the likelier (module docstring). With `group_of`, both answers must be had among the
+    pairs of one group, and the pair asked is of that group: where what a group shares (its
+    objects' types) all but decides the answer, only a group that holds both answers can ask
+    without telling it."""
+    groups: dict[Hashable, list[Pair]] = {}
     for pair in answers:
-        groups.setdefault(kind_of(pair) if kind_of else "", []).append(pair)
+        groups.setdefault(group_of(pair) if group_of else None, []).append(pair)
     both = [(code, group) for code in codes for group in groups.values()
             if any(code in answers[p] for p in group) and any(code not in answers[p] for p in group)]
     if not both:
         return Drawn(rng.choice(list(answers)), rng.choice(list(codes)), fallback=True)
-    candidate = rng.choice(sorted({code for code, _ in both}, key=list(codes).index))
+    candidate = rng.choice(list(dict.fromkeys(code for code, _ in both)))
     group = rng.choice([group for code, group in both if code == candidate])
     yes = rng.random() < 0.5
     fitting = [p for p in group if (candidate in answers[p]) == yes]
-    # A pair drawn whatever the answer, then the fitting pair nearest it (itself, or one sharing an end
-    # there): so the objects asked about say as little as possible of the answer.
-    anchor = rng.choice(group)
-    near = [p for p in fitting if p == anchor] or [p for p in fitting if p[0] == anchor[0] or p[1] == anchor[1]] \
-        or fitting
-    return Drawn(rng.choice(near), candidate, fallback=False)
+    weights = [1 / (likely.holds(p, candidate) if yes else 1 - likely.holds(p, candidate)) for p in fitting]
+    return Drawn(rng.choices(fitting, weights=weights)[0], candidate, fallback=False)
 
 
 def paired_candidates(answers: Sequence[frozenset[str] | tuple[str, ...]], codes: Sequence[str],

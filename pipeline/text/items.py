@@ -31,7 +31,7 @@ from pipeline.spatial.grid import Raster, rasterise
 from pipeline.spatial.reasoning import PathStep, reasoning_path
 from pipeline.spatial.relations import DIRECTIONS, VIEWS, converse, direction, direction_of_points, relation_words
 from pipeline.spatial.topology import RCC8, ROOM, neighbours, rcc8_converse, snapped_footprint, topology_facts
-from pipeline.text.balance import fr_question, yn_question
+from pipeline.text.balance import fr_question, type_prior, yn_question
 from pipeline.text.configs import Config
 from pipeline.text.kinds import Room
 from pipeline.text.prompts import DEFAULT_STYLE, RCC8_SETTING, prompt_text
@@ -282,6 +282,14 @@ class RoomItems:
             self._answers[n, d, pair] = Answers(names, (names[pair[0]], names[pair[1]]), d)
         return self._answers[n, d, pair]
 
+    def askable(self, config: Config) -> tuple[dict[str, dict[tuple[str, str], frozenset[str]]], dict[str, str]]:
+        """What a balanced configuration may ask in this room (`_askable`), and each name's object type."""
+        n, choice = config.n, self.choice(config.n)
+        facts, _, _ = _told(self.scene, config, choice, self.story_objects(n, config.d), self.facts(n, config.d),
+                            self.topology(n))
+        return (_askable(config, choice, facts, self.topology(n), lambda pair: self.answers(n, config.d, pair)),
+                dict(zip(choice.names, (o.type for o in choice.objects))))
+
     def __call__(self, config: Config) -> tuple[Item, ...]:
         """All items of the room for one configuration; () when the room has fewer than n prominent objects."""
         scene, n = self.scene, config.n
@@ -378,6 +386,26 @@ def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, objects
     return tuple(items)
 
 
+def _askable(config: Config, choice: Choice, facts: Mapping[str, tuple[Fact, ...]], topology: tuple[Fact, ...],
+             known: Callable[[tuple[int, int]], Answers]) -> dict[str, dict[tuple[str, str], frozenset[str]]]:
+    """What a balanced configuration may ask, per setting: every pair no described pair states, both
+    ways (from its other end a pair's answer is the converse set), with its answer set; and rcc8's
+    pairs of footprints, both ways, with their one relation (each object is inside the room: nothing
+    to ask there)."""
+    names, described = choice.names, described_pairs(config.n, config.m)
+    solved = {pair: known(pair).answer_sets(facts)
+              for pair in combinations(range(config.n), 2) if pair not in described}
+    askable: dict[str, dict[tuple[str, str], frozenset[str]]] = {
+        setting: {pair: held for (a, b), sets in solved.items()
+                  for pair, held in (((names[a], names[b]), sets[setting]),
+                                     ((names[b], names[a]), frozenset(map(converse, sets[setting]))))}
+        for setting in SETTINGS}
+    askable[RCC8_SETTING] = {pair: frozenset({relation}) for fact in topology if ROOM not in (fact.subject, fact.object)
+                             for pair, relation in (((fact.subject, fact.object), fact.relation),
+                                                    ((fact.object, fact.subject), rcc8_converse(fact.relation)))}
+    return askable
+
+
 def _balanced_items(scene: Scene, config: Config, choice: Choice, raster: Raster, objects: tuple[StoryObject, ...],
                     room_facts: RasterFacts, topology: tuple[Fact, ...],
                     known: Callable[[tuple[int, int]], Answers]) -> tuple[Item, ...]:
@@ -387,9 +415,9 @@ def _balanced_items(scene: Scene, config: Config, choice: Choice, raster: Raster
     chosen, names, order, teller = choice.objects, choice.names, choice.order, choice.teller
     pairs = described_pairs(n, config.m)
     facts, _, shared = _told(scene, config, choice, objects, room_facts, topology)
-    asked = [pair for pair in combinations(range(n), 2) if pair not in pairs]
-    solved = {pair: known(pair).answer_sets(facts) for pair in asked}
+    askable = _askable(config, choice, facts, topology, known)
     position = {name_: k for k, name_ in enumerate(names)}
+    type_of = dict(zip(names, (o.type for o in chosen))).__getitem__
     paths: dict[tuple, tuple[PathStep, ...]] = {}
 
     def about(setting: str, pair: tuple[str, str]) -> dict:
@@ -412,14 +440,12 @@ def _balanced_items(scene: Scene, config: Config, choice: Choice, raster: Raster
 
     items = []
     for setting in SETTINGS:
-        answer_sets = {}
-        for a, b in asked:  # both orientations: a pair's answer from its other end is the converse set
-            answer_sets[names[a], names[b]] = solved[a, b][setting]
-            answer_sets[names[b], names[a]] = frozenset(map(converse, solved[a, b][setting]))
+        answer_sets = askable[setting]
         said = sentences(facts[setting], order)
         for view in VIEWS:
             draw = Random(derive_seed(room_id, name, setting, view))
-            fr, yn = fr_question(answer_sets, draw), yn_question(answer_sets, DIRECTIONS, draw)
+            likely = type_prior().likely(setting, type_of)
+            fr, yn = fr_question(answer_sets, draw, likely), yn_question(answer_sets, DIRECTIONS, draw, likely)
             seed = text_seed(room_id, told, setting, view)
             # The story comes first from its seed: both tellings tell the paper's story, then each its question.
             fr_texts = teller.setting(scene.room_type, scene.side, said, order, view, fr.pair, (yn.candidate,), seed)
@@ -433,18 +459,16 @@ def _balanced_items(scene: Scene, config: Config, choice: Choice, raster: Raster
                 items.append(make(dict(fields, view=view, story=fr_texts.story,
                                        path_text=written_path(path, pair[0], teller.wording, view) if path else "")))
 
-    relations = {}
-    for fact in topology:  # every pair of footprints both ways (each object is inside the room: nothing to ask)
-        if ROOM not in (fact.subject, fact.object):
-            relations[fact.subject, fact.object] = fact.relation
-            relations[fact.object, fact.subject] = rcc8_converse(fact.relation)
-    if len(set(relations.values())) < 2:
-        return tuple(items)  # one relation between every two objects (they all stand apart): no rcc8 question balances
     stated = {o.name: o.footprint for o in objects}
     for view in VIEWS:
-        drawn = yn_question({pair: frozenset({r}) for pair, r in relations.items()}, RCC8,
-                            Random(derive_seed(room_id, name, RCC8_SETTING, view)))
-        truth = relations[drawn.pair]
+        # The two objects' types all but give their footprints' relation (a chair overlaps the table it
+        # stands at), so both answers must be had among pairs of the same two types; a room without
+        # such pairs asks no rcc8 question (the fallback, the same draw in either view).
+        drawn = yn_question(askable[RCC8_SETTING], RCC8, Random(derive_seed(room_id, name, RCC8_SETTING, view)),
+                            type_prior().likely(RCC8_SETTING, type_of), lambda pair: tuple(map(type_of, pair)))
+        if drawn.fallback:
+            break
+        (truth,) = askable[RCC8_SETTING][drawn.pair]
         text, question = teller.rcc8(scene.room_type, scene.side, stated, order, view, drawn.pair, drawn.candidate,
                                      text_seed(room_id, told, RCC8_SETTING, view))
         items.append(yn_row(Item, {**NO_REASONING, **shared, "view": view, "setting": RCC8_SETTING, "story": text,

@@ -44,7 +44,7 @@ from pipeline.spatial.frames import OBSERVER, seen_facing
 from pipeline.spatial.grid import Cell, rasterise
 from pipeline.spatial.relations import DIRECTIONS, converse, direction, direction_of_points, direction_of_signs, relation_words
 from pipeline.text.agents import AHEAD, NEAR_AHEAD, AgentItem, Pose, half_view, observer_frame, stances
-from pipeline.text.balance import relation_question, yn_question
+from pipeline.text.balance import no_prior, relation_question, yn_question
 from pipeline.text.items import NO_REASONING, Item, Query, fr_row, init_fields, yn_row
 from pipeline.text.prompts import AGENT_VIEW, CENTRES_SETTING, IMAGE_ONLY_SETTING, PAIR_MODALITIES
 from pipeline.text.stories import Teller
@@ -323,7 +323,7 @@ def _asked(scene: Scene, picture: Picture, d: int, balanced: bool, rng: Random) 
     left = {"fr": dict(relations), "yn": dict(relations)}
     for _ in range(count):
         fr = relation_question(left["fr"], rng).pair
-        yn = yn_question({pair: frozenset({code}) for pair, code in left["yn"].items()}, DIRECTIONS, rng)
+        yn = yn_question({pair: frozenset({code}) for pair, code in left["yn"].items()}, DIRECTIONS, rng, no_prior(DIRECTIONS))
         out.append(_Asked(fr, yn.pair, yn.candidate, relations))
         for which, (a, b) in (("fr", fr), ("yn", yn.pair)):
             del left[which][a, b], left[which][b, a]

@@ -11,9 +11,9 @@ from handmade import handmade_scene
 from pipeline.spatial.checker import answer_set
 from pipeline.spatial.facts import SETTINGS, described_pairs
 from pipeline.spatial.relations import DIRECTIONS, VIEWS
-from pipeline.spatial.topology import RCC8
+from pipeline.spatial.topology import RCC8, rcc8_converse
 from pipeline.testing.oracle import oracle_answer_set
-from pipeline.text.balance import FR_CLASSES, fr_question, yn_question
+from pipeline.text.balance import FR_CLASSES, fr_question, no_prior, type_prior, yn_question
 from pipeline.text.configs import Config, parse_configs
 from pipeline.text.items import RCC8_SETTING, ROWS_PER_ROOM, RoomItems, room_items
 
@@ -64,15 +64,25 @@ def test_the_checker_agrees_with_the_oracle_on_balanced_pairs(rooms):
         assert set(item.answer_set) == oracle_answer_set(item.facts, names, item.query.pair, item.d)
 
 
-def test_rcc8_questions_ask_two_objects_and_offer_a_relation_their_room_shows_both_ways(rooms):
+def test_rcc8_questions_ask_where_two_pairs_of_the_same_types_differ(rooms):
+    """A balanced rcc8 question asks two objects (never the floor), in a room where two pairs of the
+    same two object types show different relations, one of which it offers; the Yes and No pairs are
+    of those types, so the types say nothing of the answer."""
     asked_rooms = 0
     for _, balanced in rooms:
         asked = [i for i in balanced if i.setting == RCC8_SETTING]
-        shown = {f.relation for f in balanced[0].topology if "room" not in (f.subject, f.object)}
-        assert len(asked) == (len(VIEWS) if len(shown) > 1 else 0)
+        type_of = {o.name: o.type for o in balanced[0].objects}
+        shown: dict[tuple, set] = {}
+        for f in balanced[0].topology:
+            if "room" not in (f.subject, f.object):
+                shown.setdefault((type_of[f.subject], type_of[f.object]), set()).add(f.relation)
+                shown.setdefault((type_of[f.object], type_of[f.subject]), set()).add(rcc8_converse(f.relation))
+        differing = {types for types, relations in shown.items() if len(relations) > 1}
+        assert len(asked) == (len(VIEWS) if differing else 0)
         asked_rooms += bool(asked)
         for item in asked:
             assert "room" not in item.query.pair and item.candidate in RCC8
+            assert (type_of[item.query.subject], type_of[item.query.object]) in differing
             assert item.answer == ("Yes" if item.candidate == item.true_relation else "No")
     assert asked_rooms
 
@@ -84,23 +94,43 @@ def test_the_candidate_allows_both_answers_in_its_room():
                ("a", "c"): frozenset(DIRECTIONS), ("c", "a"): frozenset(DIRECTIONS), ("b", "c"): frozenset({"N"}),
                ("c", "b"): frozenset({"S"})}
     rng = Random(5)
-    drawn = [yn_question(answers, DIRECTIONS, rng) for _ in range(9000)]
+    drawn = [yn_question(answers, DIRECTIONS, rng, no_prior(DIRECTIONS)) for _ in range(9000)]
     yes = Counter((d.candidate, d.candidate in answers[d.pair]) for d in drawn)
     assert {d.candidate for d in drawn} == set(DIRECTIONS) and not any(d.fallback for d in drawn)
     for candidate in DIRECTIONS:
         share = yes[candidate, True] / (yes[candidate, True] + yes[candidate, False])
         assert 0.43 < share < 0.57
     everything = {pair: frozenset(DIRECTIONS) for pair in answers}
-    assert yn_question(everything, DIRECTIONS, rng).fallback
+    assert yn_question(everything, DIRECTIONS, rng, no_prior(DIRECTIONS)).fallback
 
 
 def test_fr_targets_a_size_class_the_room_has():
     answers = {(a, b): frozenset(DIRECTIONS[:size]) for size, (a, b) in enumerate(combinations("abcdefghij", 2), 1)
                if size <= 9}
     rng = Random(2)
-    sizes = Counter(len(answers[fr_question(answers, rng).pair]) for _ in range(5000))
+    likely = type_prior().likely("o2_d3", lambda name: "Bed")
+    sizes = Counter(len(answers[fr_question(answers, rng, likely).pair]) for _ in range(5000))
     by_class = [sum(sizes[s] for s in sizes_ if s in sizes) / 5000 for sizes_ in FR_CLASSES]
     assert by_class[-1] < 0.1 and by_class[0] > by_class[-1]
+
+
+def test_a_pair_is_drawn_the_less_often_the_more_its_types_make_its_answer_likely():
+    """Two pairs give the same answer; the one whose types usually give it is drawn less often (the
+    type prior, pipeline.text.prior), in FR and in YN alike."""
+    likely = type_prior().likely("layout", {"bed": "Bed", "toilet": "Toilet", "chair": "Chair", "lamp": "FloorLamp"}.get)
+    typical, other = ("bed", "chair"), ("lamp", "toilet")
+    answer = max(likely.sets, key=lambda held: likely.answer(typical, held) / likely.answer(other, held))
+    assert likely.answer(typical, answer) > likely.answer(other, answer)
+    answers = {typical: answer, other: answer, ("chair", "lamp"): frozenset(DIRECTIONS) - answer}
+    rng = Random(3)
+    drawn = Counter(fr_question(answers, rng, likely).pair for _ in range(4000))
+    assert drawn[other] > drawn[typical] > 0
+    yes = Counter()
+    for _ in range(4000):
+        asked = yn_question(answers, DIRECTIONS, rng, likely)
+        if asked.pair != ("chair", "lamp"):
+            yes[asked.pair] += 1
+    assert yes[other] > yes[typical] > 0
 
 
 def test_balanced_items_are_a_pure_function_of_room_and_config(rooms):
