@@ -50,6 +50,7 @@ MAP_AUDIT_COLUMNS = ("id", "room_id", "config", "setting", "view", "question_typ
 KEYS = (("setting", "view", "question_type", "kind", "frames", "modality", "candidate", "types"),
         ("setting", "view", "question_type", "kind", "frames", "modality", "candidate"),
         ("setting", "question_type", "candidate"), ("setting", "question_type"), ("question_type",))
+AUDITED = ("YN", "FR")  # the question types the blind baselines answer
 ALL_SETTINGS = "all"  # the setting of a cell over every setting of its configuration
 FIT_ROOMS = 1000  # rooms the baselines are fitted on at most (per half)
 MIN_QUESTIONS = 100  # a (configuration, setting) cell with fewer questions is reported, not held to the limits
@@ -193,7 +194,7 @@ def blind_answers(questions: list[Question], fitting: list[Question] | None, see
     """id -> (majority answer, learned answer) of every question, per question type, each by
     baselines that never saw its room (`_folds`)."""
     out: dict[str, tuple] = {}
-    for question_type in ("YN", "FR"):
+    for question_type in AUDITED:
         scored_all = [q for q in questions if q.question_type == question_type]
         fitted_all = None if fitting is None else [q for q in fitting if q.question_type == question_type]
         for fitted, scored in _folds(scored_all, fitted_all, seed):
@@ -209,7 +210,9 @@ def blind_answers(questions: list[Question], fitting: list[Question] | None, see
 
 
 def audit_cells(questions: list[Question], answers: dict[str, tuple]) -> list[Cell]:
-    """Per configuration, setting and question type (in the order first met), the blind accuracies."""
+    """Per configuration, setting and question type (in the order first met), the blind accuracies;
+    question types the baselines do not answer (a plan, a map: judged otherwise) are left out."""
+    questions = [q for q in questions if q.question_type in AUDITED]
     groups: dict[tuple, list[Question]] = {}
     for q in questions:
         groups.setdefault((q.config, q.setting, q.question_type), []).append(q)

@@ -19,6 +19,7 @@ from datasets.info import DatasetInfo, DatasetInfosDict
 from huggingface_hub import DatasetCardData
 
 from pipeline.data import data_text
+from pipeline.dataset.audit import BlindUnavailable, audit_table, files_audit
 from pipeline.dataset.manifest import DATASET_SPLIT, FramingCounts, MapCounts, PairCounts, SettingCounts, Stats
 from pipeline.dataset.rows import features_of_config
 from pipeline.dataset.vision import IMAGE_OF_STORY
@@ -27,7 +28,7 @@ from pipeline.spatial.relations import DIRECTIONS
 from pipeline.spatial.topology import RCC8
 from pipeline.text.agents import FRAMINGS, AgentItem
 from pipeline.text.items import ITEM_SETTINGS, RCC8_SETTING
-from pipeline.text.kinds import Kind, kind_of
+from pipeline.text.kinds import Kind, kind_of, parse
 from pipeline.text.prompts import MAP_QUESTION, PAIR_MODALITIES
 
 
@@ -403,6 +404,31 @@ def training_section(rooms: Mapping[str, int], stats_by_split: Mapping[str, Mapp
         all_nine=all_nine_table(stats_by_split))
 
 
+CARD_ROOMS = 300  # the card's audit reads the first test rooms: seconds a configuration, whatever the build's size
+
+
+def audit_section(files: Mapping[str, Mapping[str, Sequence[Path]]]) -> str:
+    """The card's shortcut audit (pipeline.dataset.audit) of every configuration's first CARD_ROOMS
+    test rooms, fitted on the train split where there is one, or why there is none."""
+    test = {config: by_split[DATASET_SPLIT] for config, by_split in files.items()}
+    train = {config: by_split["train"] for config, by_split in files.items()} if all(
+        "train" in by_split for by_split in files.values()) else None
+    try:
+        table = audit_table(files_audit(test, train, range(CARD_ROOMS)))
+    except BlindUnavailable as reason:
+        return f"Not measured for this build: {reason}."
+    fitted = "the train split" if train else "each half of the rooms, scored on the other half"
+    family = ("Compare models on the balanced configurations (`*_balanced`): their questions were drawn "
+              "so that a question without its story or image says little of its answer."
+              if any(parse(config)[1].balanced for config in files)
+              else "This build has no balanced configurations (`--balanced`): read scores beside the blind "
+                   "accuracies below.")
+    return (f"{family} The blind baselines answer without the story or image (majority: the most frequent "
+            f"answer of what the question shows; learned: a logistic regression on it), fitted on {fitted}, "
+            f"on the first {CARD_ROOMS} test rooms at most; `roomspace audit` measures the whole split. "
+            f"Accuracies in percent.\n\n{table}\n")
+
+
 def dataset_card(name: str, seed: int, rooms: Mapping[str, int], stats_by_split: Mapping[str, Mapping[str, Stats]],
                  examples: list[dict], files: Mapping[str, Mapping[str, Sequence[Path]]],
                  houses: Mapping | None = None, renderer: str | None = None) -> str:
@@ -418,6 +444,7 @@ def dataset_card(name: str, seed: int, rooms: Mapping[str, int], stats_by_split:
         name=name, seed=seed, rooms=rooms[DATASET_SPLIT], configs=", ".join(f"`{c}`" for c in configs), first=configs[0],
         relations=", ".join(DIRECTIONS), statistics=statistics_section(stats_by_config),
         examples=example_section(examples), training=training_section(rooms, stats_by_split, houses),
+        audit=audit_section(files),
         renderer="" if renderer is None else f" The images were rendered by {renderer}, the same views and labels as "
                                              "the offline renderer's (pipeline/render/blender.py).",
     )

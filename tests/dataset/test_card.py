@@ -217,3 +217,21 @@ def test_the_statistics_lines_read_as_english(counted):
     angles = re.findall(r"(\d+) changes?, (\d+) degrees: \d+", agent)
     assert ("1", "90") in angles and "1 change, 90 degrees: " in agent
     assert angles == sorted(angles, key=lambda pair: tuple(map(int, pair)))  # 90 degrees before 180
+
+
+def test_the_card_carries_the_shortcut_audit_of_every_configuration(scenes, tmp_path):
+    """The audit section: the blind baselines' table (pipeline.dataset.audit), a line per configuration
+    and setting, the same as files_audit gives on the build's files, and which family to compare on."""
+    from pipeline.dataset.audit import audit_table, files_audit
+    from pipeline.dataset.card import CARD_ROOMS
+
+    out = tmp_path / "roomspace-audit"
+    plan = BuildPlan.asked("roomspace-audit", SCENE_SEED, 6, parse_configs(f"{BASE},{BASE}_balanced"))
+    build(plan, scenes, out, workers=1, progress=False)
+    card = (out / "README.md").read_text(encoding="utf-8")
+    section = card.split("## Shortcut audit", 1)[1].split("## Examples", 1)[0]
+    files = {config: sorted((out / "data" / config).glob("test-*.parquet")) for config in (BASE, f"{BASE}_balanced")}
+    assert audit_table(files_audit(files, None, range(CARD_ROOMS))) in section
+    assert "Compare models on the balanced configurations" in section
+    assert {line.split(" | ")[0].strip("| ") for line in section.splitlines() if line.startswith(f"| {BASE}")} == \
+        {BASE, f"{BASE}_balanced"}
