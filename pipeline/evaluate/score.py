@@ -254,9 +254,7 @@ class Outcomes:
         parsed = parse_map(text, len(row.options), row.d) if row.question_type == MAP_QUESTION else \
             parse_answer(text, row.question_type, row.names, row.arguments)
         if not parsed.parsed:
-            self.status[k, round_] = UNPARSEABLE
-            if len(self.examples) < EXAMPLES:
-                self.examples.append({"id": row.id, "prediction": text, "problem": parsed.problem})
+            self._unparseable(k, round_, row, text, parsed.problem)
             return
         self.status[k, round_] = SCORED
         if row.question_type == MAP_QUESTION:
@@ -276,14 +274,18 @@ class Outcomes:
         self.jaccard[k, round_] = common / len(named | truth)
         self.f1[k, round_] = 2 * common / (len(named) + len(truth))
 
+    def _unparseable(self, k: int, round_: int, row: ScoreRow, text: str, problem: str) -> None:
+        """An answer that does not parse: counted, and kept as an example while there are few."""
+        self.status[k, round_] = UNPARSEABLE
+        if len(self.examples) < EXAMPLES:
+            self.examples.append({"id": row.id, "prediction": text, "problem": problem})
+
     def _record_plan(self, k: int, round_: int, row: ScoreRow, text: str) -> None:
         """A plan read against the row's names and scored against its gold steps (pipeline.evaluate.plans):
         correct is the exact plan, jaccard the step content F1, f1 the precondition F1."""
         read = read_plan(text, row.options)
         if not read.parsed:
-            self.status[k, round_] = UNPARSEABLE
-            if len(self.examples) < EXAMPLES:
-                self.examples.append({"id": row.id, "prediction": text, "problem": read.problem})
+            self._unparseable(k, round_, row, text, read.problem)
             return
         self.status[k, round_] = SCORED
         scored = score_plan(read, row.plan)

@@ -24,7 +24,7 @@ camera cannot see in front of it is clipped. Left in the image is the observer's
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -134,6 +134,18 @@ class SouthDoorFrame:
     triangles: np.ndarray  # (T, 3, 3) the faces' triangles in front of the camera, world points
     owners: np.ndarray  # (T,) index into surfaces of each triangle
     centres: np.ndarray  # (objects, 3) each object's centre as drawn: its footprint's centre at half its height
+
+
+def flat_image(ids: np.ndarray, fills: Sequence[tuple[int, int, int]]) -> Image.Image:
+    """The picture of a z-buffer's result: each pixel its surface's fill (`ids` index `fills`, -1 the
+    background), edges drawn where the surface changes."""
+    palette = np.array([colour("background"), *fills], dtype=np.uint8)
+    pixels = palette[ids + 1]
+    edges = np.zeros(ids.shape, dtype=bool)
+    edges[:, :-1] |= ids[:, :-1] != ids[:, 1:]
+    edges[:-1, :] |= ids[:-1, :] != ids[1:, :]
+    pixels[edges] = colour("edge")
+    return Image.fromarray(pixels, "RGB")
 
 
 def shade(normal: np.ndarray) -> float:
@@ -563,14 +575,7 @@ def perspective_image(scene: Scene, frame: SouthDoorFrame, names: Mapping[str, s
     pixels either way; `what` names the picture in errors."""
     texts = label_texts(scene, names)
     if backdrop is None:
-        palette = np.array([colour("background"), *(s.colour for s in frame.surfaces)], dtype=np.uint8)
-        ids = frame.surface_of_pixel
-        pixels = palette[ids + 1]
-        edges = np.zeros(ids.shape, dtype=bool)
-        edges[:, :-1] |= ids[:, :-1] != ids[:, 1:]
-        edges[:-1, :] |= ids[:-1, :] != ids[1:, :]
-        pixels[edges] = colour("edge")
-        image = Image.fromarray(pixels, "RGB")
+        image = flat_image(frame.surface_of_pixel, [s.colour for s in frame.surfaces])
     else:
         if backdrop.size != (frame.camera.width, frame.camera.height):
             raise RoomspaceError(f"{what}: a backdrop of {backdrop.size} for a {frame.camera.width} x {frame.camera.height} view")

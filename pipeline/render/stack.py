@@ -25,7 +25,7 @@ import numpy as np
 from PIL import Image
 
 from pipeline.errors import RoomspaceError
-from pipeline.render.door import Camera, CrowdedPicture, shade, zbuffer
+from pipeline.render.door import Camera, CrowdedPicture, flat_image, shade, zbuffer
 from pipeline.render.labels import LabelRequest, dot_on, label_font_px, label_step, place_labels
 from pipeline.render.png import png_bytes
 from pipeline.render.shapes import Solid, parts_of, solids
@@ -242,13 +242,7 @@ def _draw(panels: Sequence[Panel], ids: Sequence[str], names: Mapping[str, str],
         faces, fills = _render(panel, caption_px)
         shown[y0:y1, x0:x1] = np.where(faces >= 0, faces + len(surfaces), -1)
         surfaces += fills
-    palette = np.array([colour("background"), *(fill for fill, _ in surfaces)], dtype=np.uint8)
-    pixels = palette[shown + 1]
-    edges = np.zeros(shown.shape, dtype=bool)
-    edges[:, :-1] |= shown[:, :-1] != shown[:, 1:]
-    edges[:-1, :] |= shown[:-1, :] != shown[1:, :]
-    pixels[edges] = colour("edge")
-    image = Image.fromarray(pixels, "RGB")
+    image = flat_image(shown, [fill for fill, _ in surfaces])
     draw = drawing(image)
     reserved = []
     for panel in panels[1:]:

@@ -34,7 +34,7 @@ from pipeline.spatial.plans import OPEN, PICK_UP, REMOVE, Thing, gold_plan
 from pipeline.text.configs import Config
 from pipeline.text.items import NO_REASONING, Item, Query
 from pipeline.text.kinds import KINDS
-from pipeline.text.prompts import DEFAULT_STYLE, PLAN_QUESTION, prompt_text
+from pipeline.text.prompts import PLAN_QUESTION
 from pipeline.text.words import sentence, type_words
 
 KIND = KINDS["object_tasks"]
@@ -80,12 +80,7 @@ class ObjectTaskItem(Item):
     image_name: str  # "stack_<k>": the picture of the room's k-th top-level object
     image_id: str  # <room_id>-<config>-<image_name>
     image: bytes | None  # the PNG for the image row; None for the text row (pipeline.dataset.layout)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "prompt", prompt_text(
-            DEFAULT_STYLE, story=self.story, question=self.question, options=self.options,
-            question_type=self.question_type, setting=self.setting, view=self.view, d=self.d, relations=(),
-            modality=self.modality))
+    # its prompt is Item's, made from these fields (pipeline.text.prompts.plan_prompt: question type PLAN)
 
 
 RECORD = ObjectTaskItem
