@@ -310,7 +310,7 @@ def check_folder(out: Path, plan: BuildPlan) -> dict:
 
 # Identity fields as the build command spells them, for the message naming the one that differs.
 IDENTITY_OPTIONS = {"seed": "--seed", "rooms": "--rooms", "shard_rooms": "--shard-rooms", "train_rooms": "--train-rooms",
-                    "validation_rooms": "--validation-rooms", "roomspace": "roomspace version"}
+                    "validation_rooms": "--validation-rooms", "roomspace": "roomspace version", "renderer": "--renderer"}
 FORMER = ("name",)  # fields older builds put in their identity that determine none of their bytes: passed over
 
 
@@ -325,6 +325,8 @@ def identity_difference(held: dict, asked: dict) -> str | None:
             return _configs_difference(theirs, ours)
         if key.endswith("_rooms"):  # a training split's size is there only when the build has it
             theirs, ours = theirs or 0, ours or 0
+        if key == "renderer":  # there only for a renderer other than the offline one, with its settings
+            theirs, ours = (Renderer.from_identity(value).describe() for value in (theirs, ours))
         return f"its {IDENTITY_OPTIONS.get(key, key)} is {theirs}, this command's {ours}"
     return None
 

@@ -307,8 +307,9 @@ def _stop_workers() -> None:
 
 
 def check_blender(settings: BlenderSettings) -> None:
-    """Start the worker now: a missing bpy is a one-line error before anything is drawn."""
-    worker(settings)
+    """Start a worker and stop it: a missing bpy is a one-line error before anything is drawn (the
+    processes that draw start their own)."""
+    BlenderWorker(blender_python(), settings.threads).close()
 
 
 def rendered(request: dict) -> Image.Image:

@@ -5,7 +5,7 @@
 It reads one request a line on standard input, a JSON view (pipeline.render.blender.view_request:
 meshes with their materials, the camera, the lights, the engine's settings), builds that scene
 from Blender's factory settings, renders it, writes the PNG the request names, and answers one
-JSON line: {"seconds": CPU seconds of the render} or {"error": "..."}. Its first line says which
+JSON line: {"seconds": CPU seconds of the whole request} or {"error": "..."}. Its first line says which
 Blender it is ({"bpy": "4.5.15"}). Blender's own messages go to standard error, so that standard
 output carries only the answers. Every request starts from the factory settings, so a view's
 pixels depend on the request alone, never on the views rendered before it.
@@ -50,6 +50,8 @@ def rgba(hex_colour: str, strength: float = 1.0) -> tuple:
 
 
 def render(bpy, request: dict) -> float:
+    """Build the request's scene, render it to request["out"]; the CPU seconds it took, all in."""
+    started = time.process_time()
     bpy.ops.wm.read_factory_settings(use_empty=True)
     scene = bpy.context.scene
     settings = request["settings"]
@@ -118,7 +120,6 @@ def render(bpy, request: dict) -> float:
     else:  # EEVEE
         scene.eevee.taa_render_samples = settings["samples"]
     out.filepath = request["out"]
-    started = time.process_time()
     bpy.ops.render.render(write_still=True)
     return round(time.process_time() - started, 3)
 
