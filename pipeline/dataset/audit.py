@@ -27,6 +27,7 @@ a map of uniformly drawn cells (seeded per question). No limit applies to maps.
 from __future__ import annotations
 
 import re
+import warnings
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -128,6 +129,7 @@ class Learned:
 
     def __init__(self, questions: Sequence[Question]) -> None:
         try:
+            from sklearn.exceptions import ConvergenceWarning
             from sklearn.feature_extraction import DictVectorizer
             from sklearn.linear_model import LogisticRegression
             from threadpoolctl import threadpool_limits
@@ -140,7 +142,10 @@ class Learned:
         if self.constant is None:
             self.vectorizer = DictVectorizer()
             features = self.vectorizer.fit_transform([blind_features(q) for q in questions])
-            with self.one_thread():
+            # 300 iterations bound the audit's time; a fit stopped there is still the same every run,
+            # and its accuracy is what the audit reports, so scikit-learn's warning would only be noise
+            with self.one_thread(), warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
                 self.model = LogisticRegression(max_iter=300, C=1.0).fit(features, answers)
 
     def predict(self, questions: Sequence[Question]) -> list[str]:
