@@ -38,11 +38,13 @@ from functools import cache
 from random import Random
 
 from pipeline.data import data_json
+from pipeline.spatial.relations import direction_signs
 
 FR_CLASSES = ((1,), (2, 3), (4, 5, 6), (7, 8), (9,))  # answer-set sizes drawn as one class
 ALL_NINE_SHARE = 0.03  # of a setting's FR draws: rooms whose pairs are all so are a tenth of some settings
 FR_SHARPNESS = 2.5  # a pair's weight is 1 / (how likely its types make its answer) ** this (module docstring)
 YN_CLAMP = (0.03, 0.97)  # no type makes a YN answer certain: weights stay within 1/0.03
+STRAIGHT_WEIGHT = 10  # of a straight relation in a picture's FR draw, against a diagonal's 1 (relation_question)
 UNSEEN = 0.001  # the prior share of an answer set the fitting rooms never gave
 FR_FLOOR = 0.02  # shares below count as this in FR weights: a rare answer set is favoured, not forced
 
@@ -138,10 +140,14 @@ def fr_question(answers: Mapping[Pair, AnswerSet], rng: Random, likely: Likely) 
 
 
 def relation_question(relations: Mapping[Pair, str], rng: Random) -> Drawn:
-    """The pair an FR question about a picture asks: a relation drawn uniformly among those the pairs
-    (each with one relation) have, then a pair with it."""
+    """The pair an FR question about a picture asks: a relation drawn among those the pairs (each
+    with one relation) have, a straight one (north, east, ...: one axis level) STRAIGHT_WEIGHT times
+    as likely as a diagonal, then a pair with it. A picture shows a pair level on an axis only with a
+    margin on the other (section 12), so few pictures have a straight pair at all: drawn uniformly,
+    the four diagonals answered nine in ten of these questions."""
     present = sorted(set(relations.values()))
-    relation = rng.choice(present)
+    relation = rng.choices(present, weights=[STRAIGHT_WEIGHT if 0 in direction_signs(code) else 1
+                                             for code in present])[0]
     return Drawn(rng.choice([pair for pair, code in relations.items() if code == relation]), None, fallback=False)
 
 

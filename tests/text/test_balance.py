@@ -170,3 +170,15 @@ def test_balanced_agent_rows_offer_each_candidate_as_often_yes_as_no_within_a_ro
         tally = Counter((r.candidate, r.answer == "Yes") for r in rows if r.question_type == "YN")
         unpaired = sum(abs(tally[c, True] - tally[c, False]) for c in DIRECTIONS)
         assert unpaired <= 2 and all(r.config == f"agent_{BALANCED.name}" for r in rows)
+
+
+def test_a_pictures_straight_relation_is_drawn_more_often_than_a_diagonal():
+    """relation_question: level pairs are rare in pictures, so a straight relation present is drawn
+    STRAIGHT_WEIGHT times as often as a diagonal (each relation then a pair showing it)."""
+    from pipeline.text.balance import STRAIGHT_WEIGHT, relation_question
+
+    relations = {("a", "b"): "NE", ("b", "a"): "SW", ("a", "c"): "N", ("c", "a"): "S"}
+    rng = Random(11)
+    drawn = Counter(relations[relation_question(relations, rng).pair] for _ in range(8000))
+    straight, diagonal = drawn["N"] + drawn["S"], drawn["NE"] + drawn["SW"]
+    assert abs(straight / diagonal - STRAIGHT_WEIGHT) < 0.2 * STRAIGHT_WEIGHT
