@@ -5,10 +5,17 @@ BIN    := $(VENV)/bin
 READY  := $(VENV)/.ready
 SEED   ?= 0
 SCENES ?= scenes/
+# What draws the images of renders-100 and roomspace-100: offline (default) or blender (installed into
+# .venv-blender first; the output goes to renders-blender/ and out/roomspace-100-blender).
+RENDERER ?= offline
+BLENDER       := .venv-blender
+BLENDER_READY := $(BLENDER)/.ready
+RENDERING     := $(if $(filter blender,$(RENDERER)),$(BLENDER_READY))
+TAG           := $(if $(filter offline,$(RENDERER)),,-$(RENDERER))
 # Python's str hash feeds ProcTHOR's material choice; fixing it keeps scenes byte-identical.
 export PYTHONHASHSEED := 0
 
-.PHONY: setup test test-quick eval-tiny test-tiny test-vlm-harness blender test-blender renders-100-blender roomspace-100 roomspace-1k roomspace-10k scenes-100 bench bench-scale lock clean renders-100
+.PHONY: setup test test-quick eval-tiny test-tiny test-vlm-harness blender test-blender roomspace-100 roomspace-1k roomspace-10k scenes-100 bench bench-scale lock clean renders-100
 
 setup: $(READY)
 
@@ -29,11 +36,11 @@ test-quick: $(READY)
 scenes-100: $(READY)
 	$(BIN)/roomspace scenes --count 100 --seed $(SEED) --out $(SCENES)
 
-renders-100: $(READY)
-	$(BIN)/roomspace render --rooms 100 --seed $(SEED) --scenes $(SCENES) --out renders/
+renders-100: $(READY) $(RENDERING)
+	$(BIN)/roomspace render --rooms 100 --seed $(SEED) --scenes $(SCENES) --out renders$(TAG)/ --renderer $(RENDERER)
 
-roomspace-100: $(READY)
-	$(BIN)/roomspace build --rooms 100 --seed $(SEED) --scenes $(SCENES) --out out/roomspace-100 --vision n5_m4_d144 --twins n5_m4_d144 --agents n5_m4_d144 --compositions n5_m4_d144 --shapes n5_m4_d144 --object-tasks n5_m4_d144 --maps n5_m4_d144 --balanced
+roomspace-100: $(READY) $(RENDERING)
+	$(BIN)/roomspace build --rooms 100 --seed $(SEED) --scenes $(SCENES) --out out/roomspace-100$(TAG) --renderer $(RENDERER) --vision n5_m4_d144 --twins n5_m4_d144 --agents n5_m4_d144 --compositions n5_m4_d144 --shapes n5_m4_d144 --object-tasks n5_m4_d144 --maps n5_m4_d144 --balanced
 
 roomspace-1k: $(READY)
 	$(BIN)/roomspace build --rooms 1000 --seed $(SEED) --scenes $(SCENES) --out out/roomspace-1k --balanced
@@ -99,18 +106,12 @@ test-vlm-harness: $(READY) $(VLM_READY)
 
 # Blender renders (issue 34), in an environment of its own: bpy needs numpy < 2, roomspace numpy 2. The
 # pinned bpy (requirements-blender.lock, about 950 MB installed) is run as a worker by pipeline/render/blender.py.
-BLENDER       := .venv-blender
-BLENDER_READY := $(BLENDER)/.ready
-
 $(BLENDER_READY): requirements-blender.lock
 	$(PYTHON) -m venv $(BLENDER)
 	$(BLENDER)/bin/pip install --quiet --disable-pip-version-check -r requirements-blender.lock
 	touch $@
 
 blender: $(BLENDER_READY)
-
-renders-100-blender: $(READY) $(BLENDER_READY)
-	$(BIN)/roomspace render --rooms 100 --seed $(SEED) --scenes $(SCENES) --out renders-blender/ --renderer blender
 
 test-blender: $(READY) $(BLENDER_READY)  # renders with Blender, twice (not a test_*.py: never collected by default)
 	$(BIN)/python -m pytest -q -m blender tests/render/blender_check.py
