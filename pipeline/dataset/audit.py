@@ -259,11 +259,12 @@ def audit_table(cells: Sequence[Cell]) -> str:
     return "\n".join(lines)
 
 
-def file_questions(paths: Iterable[Path], rooms: range | None = None) -> list[Question]:
-    """The questions of a configuration's Parquet files (of `rooms` only, if given), as the audit reads them."""
+def file_questions(paths: Iterable[Path], rooms: range | None = None, config: str | None = None) -> list[Question]:
+    """The questions of a configuration's Parquet files (of `rooms` only, if given), as the audit reads them;
+    `config` names it where its files hold other configurations' rows too (pipeline.dataset.layout)."""
     found = []
     for path in paths:
-        for table in questions(pq.ParquetFile(path), AUDIT_COLUMNS + ("room_index",)):
+        for table in questions(pq.ParquetFile(path), AUDIT_COLUMNS + ("room_index",), config=config, where=str(path)):
             found.extend(question_of(row) for row in table.to_pylist()
                          if (rooms is None or row["room_index"] in rooms) and row["question_type"] != MAP_QUESTION)
     return found
@@ -274,8 +275,8 @@ def files_audit(files: Mapping[str, Sequence[Path]], fitting: Mapping[str, Seque
     """The audit of each configuration's files (`fitting`: the train split's, else halves of these rooms)."""
     cells = []
     for config, paths in files.items():
-        found = file_questions(paths, rooms)
-        fitted = file_questions(fitting[config]) if fitting else None
+        found = file_questions(paths, rooms, config)
+        fitted = file_questions(fitting[config], config=config) if fitting else None
         cells.extend(audit_cells(found, blind_answers(found, fitted, seed)))
     return cells
 

@@ -25,11 +25,11 @@ from tqdm import tqdm
 
 from pipeline import __version__
 from pipeline.dataset.card import COUNTED, FRAMED, MAPPED, PICTURED, dataset_card, room_stats
-from pipeline.dataset.layout import question_columns, table_questions
+from pipeline.dataset.layout import SHARED_GROUP_ROOMS, question_columns, shared_table, table_questions
 from pipeline.dataset.manifest import (DATASET_SPLIT, MANIFEST, SPLITS, TRAINING_SPLITS, Listed, ShardEntry, Stats,
                                        key_split, read_manifest, shard_files, shard_key, shard_path, write_manifest)
 from pipeline.dataset.rows import (CHECKED, MAP_CHECKED, PLAN_CHECKED, check_row, items_table, kind_record, read_rows,
-                                   records_table, write_parquet)
+                                   records_table, write_parquet, write_row_groups)
 from pipeline.errors import RoomspaceError
 from pipeline.files import (check_folder_path, file_sha256, folder_lock, remove_stale_temporaries, writable_folder,
                             write_atomic)
@@ -471,12 +471,25 @@ def check_houses(scenes_dir: Path, plan: BuildPlan) -> dict:
 
 
 def write_shard(out: Path, plan: BuildPlan, part: Part, results: list[SpilledRoom]) -> ShardEntry:
-    files, stats = {}, {}
-    for name in plan.names:
-        table = pa.concat_tables([result.table(name) for result in results]).combine_chunks()
+    """A shard's files: a file per configuration, or one for the configurations sharing a folder
+    (pipeline.dataset.manifest.data_folder), a row group per SHARED_GROUP_ROOMS rooms holding their
+    rows in turn (layout.shared_table)."""
+    files, stats, shared = {}, {}, {}
+    for output in plan.outputs:
+        name = output.name
         path = shard_path(name, part.shard, part.split)
-        files[path] = Listed(write_parquet(table, out / path), table.num_rows)
+        if output.kind.shared_images:
+            shared.setdefault(path, []).append(name)
+            files.setdefault(path, None)  # listed where its first configuration comes
+        else:
+            table = pa.concat_tables([result.table(name) for result in results]).combine_chunks()
+            files[path] = Listed(write_parquet(table, out / path), table.num_rows)
         stats[name] = sum((result.stats[name] for result in results), Stats())
+    for path, names in shared.items():
+        blocks = [results[k:k + SHARED_GROUP_ROOMS] for k in range(0, len(results), SHARED_GROUP_ROOMS)]
+        groups = (shared_table({name: pa.concat_tables([result.table(name) for result in block]) for name in names})
+                  for block in blocks)
+        files[path] = Listed(*write_row_groups(groups, out / path))
     return ShardEntry((part.rooms.start, part.rooms.stop), files, stats)
 
 

@@ -14,13 +14,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 from datasets.info import DatasetInfo, DatasetInfosDict
 from huggingface_hub import DatasetCardData
 
 from pipeline.data import data_text
 from pipeline.dataset.audit import BlindUnavailable, audit_table, files_audit
-from pipeline.dataset.manifest import DATASET_SPLIT, FramingCounts, MapCounts, PairCounts, SettingCounts, Stats
+from pipeline.dataset.layout import CONFIG, config_columns
+from pipeline.dataset.manifest import (DATASET_SPLIT, FramingCounts, MapCounts, PairCounts, SettingCounts, Stats,
+                                       data_folder)
 from pipeline.dataset.rows import features_of_config
 from pipeline.dataset.vision import IMAGE_OF_STORY
 from pipeline.spatial.facts import SETTINGS
@@ -300,11 +305,12 @@ class ConfigSize:
 
     download: int  # its Parquet files on disk: what a user downloads
     arrow: int  # its rows held as Arrow tables: what `load_dataset` writes to its cache
-    rows: int  # the files' rows: a question each
+    rows: int  # its rows: a question each
 
 
-def config_size(files: Sequence[Path]) -> ConfigSize:
-    """The sizes of one configuration's Parquet files.
+def config_size(files: Sequence[Path], config: str | None = None) -> ConfigSize:
+    """The sizes of one configuration's Parquet files (`config`'s rows only, in its columns, where a
+    file holds other configurations' too: pipeline.dataset.layout).
 
     `arrow` is measured as `datasets` measures it, by reading: its Parquet builder reads a file
     in batches of the first row group's rows (a shard is one row group), casts each to the
@@ -319,19 +325,37 @@ def config_size(files: Sequence[Path]) -> ConfigSize:
     for path in files:
         download += Path(path).stat().st_size
         parquet = pq.ParquetFile(path)
-        rows += parquet.metadata.num_rows
+        columns, shared = config_columns(parquet.schema_arrow, config, str(path))
         for group in range(parquet.num_row_groups):
-            arrow += parquet.read_row_group(group).nbytes
+            if shared:  # as `datasets` reads it: the card's `filters` and `columns` (`shared_reading`)
+                with open(path, "rb") as file:
+                    fragment = ds.ParquetFileFormat().make_fragment(file).subset(row_group_ids=[group])
+                    tables = [pa.Table.from_batches([batch]) for batch in fragment.to_batches(
+                        batch_size=fragment.row_groups[0].num_rows, columns=columns, filter=pc.field(CONFIG) == config,
+                        batch_readahead=0, fragment_readahead=0)]
+            else:
+                tables = [parquet.read_row_group(group)]
+            rows += sum(table.num_rows for table in tables)
+            arrow += sum(table.nbytes for table in tables)
     return ConfigSize(download, arrow, rows)
 
 
 def data_files(config: str, splits: Sequence[str]) -> list[dict]:
     """A configuration's files per split, as the card declares them. A test-only build keeps the
     pattern it has always had (its card stays byte-identical); with training splits beside it, each
-    split reads its own files."""
+    split reads its own files. The files are those of its folder (pipeline.dataset.manifest.data_folder)."""
+    folder = data_folder(config)
     if list(splits) == [DATASET_SPLIT]:
-        return [{"split": DATASET_SPLIT, "path": f"data/{config}/*.parquet"}]
-    return [{"split": split, "path": f"data/{config}/{split}-*.parquet"} for split in splits]
+        return [{"split": DATASET_SPLIT, "path": f"{folder}/*.parquet"}]
+    return [{"split": split, "path": f"{folder}/{split}-*.parquet"} for split in splits]
+
+
+def shared_reading(config: str) -> dict:
+    """What the card tells `datasets` to read of a folder the configuration shares with others
+    (Kind.shared_images): its rows (`filters` on the config column) in its columns (`columns`)."""
+    if not kind_of(config).shared_images:
+        return {}
+    return {"filters": [[CONFIG, "==", config]], "columns": list(features_of_config(config))}
 
 
 def card_yaml(configs: list[str], pretty_name: str, sizes: Mapping[str, Mapping[str, ConfigSize]]) -> str:
@@ -349,7 +373,7 @@ def card_yaml(configs: list[str], pretty_name: str, sizes: Mapping[str, Mapping[
         task_categories=task_categories(configs),
         tags=["spatial-reasoning", "qualitative-spatial-reasoning", "procthor", "benchmark"],
         # The first configuration is the default: what load_dataset(path) gives without a name.
-        configs=[{"config_name": c, "data_files": data_files(c, list(sizes[c])),
+        configs=[{"config_name": c, "data_files": data_files(c, list(sizes[c])), **shared_reading(c),
                   **({"default": True} if c == configs[0] else {})} for c in configs],
     )
     infos = DatasetInfosDict()
@@ -438,7 +462,7 @@ def dataset_card(name: str, seed: int, rooms: Mapping[str, int], stats_by_split:
     `renderer` what rendered the images, where not the offline renderer (its settings in words)."""
     stats_by_config = stats_by_split[DATASET_SPLIT]
     configs = list(stats_by_config)
-    sizes = {c: {split: config_size(files[c][split]) for split in stats_by_split} for c in configs}
+    sizes = {c: {split: config_size(files[c][split], c) for split in stats_by_split} for c in configs}
     header = card_yaml(configs, name, sizes)
     body = Template(data_text("card.md")).substitute(
         name=name, seed=seed, rooms=rooms[DATASET_SPLIT], configs=", ".join(f"`{c}`" for c in configs), first=configs[0],

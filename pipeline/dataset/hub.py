@@ -18,8 +18,8 @@ def upload_plan(out: Path) -> list[str]:
     `validate` checks but re-deriving rows), is refused with the check's message."""
     manifest = read_manifest(out)
     check_build(out, manifest)
-    shards = [str(path.relative_to(out)) for config in build_configs(manifest) for split in build_splits(manifest)
-              for path in shard_files(out, manifest, config, split)]
+    shards = {str(path.relative_to(out)) for config in build_configs(manifest) for split in build_splits(manifest)
+              for path in shard_files(out, manifest, config, split)}  # a shared file once
     return sorted(["README.md", *shards])
 
 

@@ -21,6 +21,7 @@ from typing import Any, Self
 
 from pipeline.errors import RoomspaceError
 from pipeline.files import write_json
+from pipeline.text.kinds import parse
 from pipeline.typed_json import JSONMismatch, from_json, to_json
 
 MANIFEST = "manifest.json"
@@ -140,17 +141,28 @@ class Listed:
 
 @dataclass(frozen=True)
 class ShardEntry:
-    """One shard's entry in the manifest: its rooms, its files (a Parquet file per configuration, by
-    `shard_path`) and its statistics per configuration."""
+    """One shard's entry in the manifest: its rooms, its files (a Parquet file per configuration or, for
+    configurations that share their images, per such group: `shard_path`) and its statistics per
+    configuration."""
 
     rooms: tuple[int, int]  # house indices: start and stop
     files: dict[str, Listed]
     stats: dict[str, Stats]
 
 
+def data_folder(config: str) -> str:
+    """The folder of a configuration's files, relative to the build folder: data/<config>, or, for a
+    kind whose images other kinds show too (Kind.shared_images: the vision kinds), data/images-<base>,
+    shared by every such configuration of the base and its balanced counterpart. A shard of that
+    folder is one file holding all their rows, each configuration's in turn, so that a PNG several of
+    them show is stored once (pipeline.dataset.layout); each configuration reads its own rows."""
+    kind, base = parse(config)
+    return f"data/images-{base.paper.name}" if kind.shared_images else f"data/{config}"
+
+
 def shard_path(config: str, shard: int, split: str = DATASET_SPLIT) -> str:
     """Where shard `shard` of `split` of configuration `config` lives, relative to the build folder."""
-    return f"data/{config}/{split}-{shard:05d}.parquet"
+    return f"{data_folder(config)}/{split}-{shard:05d}.parquet"
 
 
 def shard_key(split: str, shard: int) -> str:
@@ -207,8 +219,9 @@ def build_splits(manifest: dict) -> tuple[str, ...]:
 
 
 def shard_files(out: Path, manifest: dict, config: str, split: str = DATASET_SPLIT) -> list[Path]:
-    """The Parquet files of one configuration and split, in shard order, as the manifest lists them."""
-    prefix = f"data/{config}/"
+    """The Parquet files of one configuration and split, in shard order, as the manifest lists them (a
+    file shared with other configurations too: `data_folder`)."""
+    prefix = f"{data_folder(config)}/"
     entries = sorted((key_split(key)[1], entry) for key, entry in manifest["shards"].items()
                      if key_split(key)[0] == split)
     return [out / path for _, entry in entries for path in entry.files if path.startswith(prefix)]

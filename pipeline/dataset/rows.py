@@ -336,12 +336,37 @@ def write_parquet(table: pa.Table, path: Path) -> str:
     """Write a table of validated rows as one Parquet file; returns its sha256. A table with images
     keeps each PNG once in its file: in the image column's dictionary (pipeline.dataset.layout), and
     nowhere else (no min and max statistics, which would hold two PNGs more)."""
-    images = {}
-    if IMAGE in table.schema.names:
-        images = {"dictionary_pagesize_limit": IMAGE_DICTIONARY_BYTES,
-                  "write_statistics": [c for c in _column_paths(table.schema) if c != f"{IMAGE}.bytes"]}
-    write_atomic(path, lambda target: pq.write_table(table, target, compression="zstd", **images))
+    write_atomic(path, lambda target: pq.write_table(table, target, compression="zstd", **_options(table.schema)))
     return file_sha256(path)
+
+
+def write_row_groups(groups: Iterable[pa.Table], path: Path) -> tuple[str, int]:
+    """Write tables of one schema as the row groups of one Parquet file, a row group each (empty ones
+    left out), written as `write_parquet` writes: a file the vision kinds share, a row group per few
+    rooms (pipeline.dataset.layout). Returns its sha256 and rows."""
+    rows = 0
+
+    def write(target) -> None:
+        nonlocal rows
+        writer = None
+        for table in groups:
+            if writer is None:
+                writer = pq.ParquetWriter(target, table.schema, compression="zstd", **_options(table.schema))
+            if table.num_rows:
+                writer.write_table(table)
+                rows += table.num_rows
+        writer.close()
+
+    write_atomic(path, write)
+    return file_sha256(path), rows
+
+
+def _options(schema: pa.Schema) -> dict:
+    """The Parquet writer's options beyond zstd: for a table with images, each PNG once in its dictionary."""
+    if IMAGE not in schema.names:
+        return {}
+    return {"dictionary_pagesize_limit": IMAGE_DICTIONARY_BYTES,
+            "write_statistics": [c for c in _column_paths(schema) if c != f"{IMAGE}.bytes"]}
 
 
 def _column_paths(schema: pa.Schema) -> list[str]:

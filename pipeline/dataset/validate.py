@@ -2,10 +2,10 @@
 
 `check_build` reads the folder alone, and `push` runs it before anything is sent: the manifest's
 identity and listing (shards 0..n-1 of each split, each covering the rooms the identity implies and
-holding one file per configuration), no file under data/ that the manifest does not list, every file's
-checksum, schema and row count, every row's invariants (`check_row`), row ids unique within a
-configuration, each row's configuration, seed and room those of its shard, and the card's
-configurations and row counts.
+holding its configurations' files: one each, or one for those sharing a folder), no file under
+data/ that the manifest does not list, every file's checksum, schema and row count, every row's
+invariants (`check_row`), row ids unique within a configuration, each row's configuration, seed and
+room those of its shard, and the card's configurations and row counts.
 
 Checksums cannot catch an edit whose checksums were recomputed, so `validate` then re-derives
 rows: it recomputes every room's rows (or a seeded sample of rooms) from its scene file with the
@@ -34,14 +34,15 @@ from tqdm import tqdm
 
 from pipeline import __version__
 from pipeline.dataset.build import BuildPlan, room_job
-from pipeline.dataset.layout import IMAGE, question_columns, table_questions
+from pipeline.dataset.layout import CONFIG, IMAGE, file_configs, question_columns, table_questions
 from pipeline.dataset.card import data_files
-from pipeline.dataset.manifest import (MANIFEST, REBUILD, Listed, build_configs, build_splits, read_manifest,
-                                       shard_files, shard_path)
+from pipeline.dataset.manifest import (MANIFEST, REBUILD, Listed, build_configs, build_splits, data_folder, key_split,
+                                       read_manifest, shard_files, shard_path)
 from pipeline.dataset.rows import arrow_schema, check_row
 from pipeline.errors import RoomspaceError
 from pipeline.files import check_folder_path, file_sha256
 from pipeline.scene.scene_file import scene_path
+from pipeline.text.kinds import kind_of
 
 SAMPLE_ROOMS = 1000  # rooms re-derived by default: every room of a build up to this size
 REDO = "re-run its build command to redo it"
@@ -71,6 +72,7 @@ def check_build(out: Path, manifest: dict) -> ValidationReport:
         check_rows(out, manifest, plan, name, report)
     check_card(out, manifest)
     report.shards = len(manifest["shards"])
+    report.files = sum(len(entry.files) for entry in manifest["shards"].values())
     return report
 
 
@@ -99,7 +101,8 @@ def identity_plan(out: Path, identity: dict) -> BuildPlan:
 
 def check_listing(out: Path, manifest: dict, plan: BuildPlan) -> None:
     """The manifest lists shards 0..n-1 of each split and no other, each with the rooms the identity
-    implies and one file per configuration (`read_manifest` has read each entry as its record)."""
+    implies and its configurations' files, `shard_path`'s (`read_manifest` has read each entry as its
+    record)."""
     listed, where = manifest["shards"], out / MANIFEST
     parts = plan.parts()
     extra = sorted(set(listed) - {part.key for part in parts})
@@ -118,7 +121,7 @@ def check_listing(out: Path, manifest: dict, plan: BuildPlan) -> None:
         expected = {shard_path(name, part.shard, part.split) for name in build_configs(manifest)}
         if set(entry.files) != expected:
             differs = sorted(expected ^ set(entry.files))
-            raise RoomspaceError(f"{where}: shard {shard} does not list exactly one file per configuration "
+            raise RoomspaceError(f"{where}: shard {shard} does not list exactly its configurations' files "
                                  f"({differs[0]} is {'missing' if differs[0] in expected else 'extra'}); {REBUILD}")
 
 
@@ -138,8 +141,8 @@ def check_rows(out: Path, manifest: dict, plan: BuildPlan, name: str, report: Va
     for part in plan.parts():
         path = shard_path(name, part.shard, part.split)
         target = out / path
-        table = read_shard(target, manifest["shards"][part.key].files[path], name)
-        rows = table_questions(table, [c for c in question_columns(table.schema) if c != IMAGE]).to_pylist()
+        table = read_shard(target, manifest["shards"][part.key].files[path], sharing(plan, name))
+        rows = table_questions(table, [c for c in question_columns(table.schema) if c != IMAGE], name).to_pylist()
         rooms = part.rooms
         for row in rows:
             check_row(row)
@@ -156,22 +159,35 @@ def check_rows(out: Path, manifest: dict, plan: BuildPlan, name: str, report: Va
             if row["room_index"] not in rooms:
                 raise RoomspaceError(f"{target}: row {row['id']} is of room {row['room_index']}, outside the "
                                      f"shard's rooms {rooms.start}..{rooms.stop - 1}; {REBUILD}")
-        report.files += 1
         report.rows += len(rows)
 
 
-def read_shard(target: Path, listing: Listed, name: str) -> pa.Table:
-    """One listed file's rows, its checksum, schema and row count checked against the manifest."""
+def sharing(plan: BuildPlan, name: str) -> list[str]:
+    """The configurations whose rows share `name`'s files (itself included), in card order."""
+    return [other for other in plan.names if data_folder(other) == data_folder(name)]
+
+
+def read_shard(target: Path, listing: Listed, names: Sequence[str]) -> pa.Table:
+    """One listed file's rows, its checksum, schema and row count checked against the manifest: the
+    declared row schema of its configuration `names` or, in a shared folder, theirs united, each
+    configuration's columns named in its metadata and no row of another configuration."""
     if not target.is_file():
         raise RoomspaceError(f"{target}: listed in the manifest but missing; {REDO}")
     if file_sha256(target) != listing.sha256:
         raise RoomspaceError(f"{target}: checksum differs from the manifest (damaged or edited); {REDO}")
     try:
-        table = pq.read_table(target)
+        schema = pq.read_schema(target)
+        table = pq.read_table(target, columns=[c for c in schema.names if c != IMAGE])  # the images: by checksum
     except (pa.ArrowException, OSError) as error:
         raise RoomspaceError(f"{target}: not a readable Parquet file ({error}); {REBUILD}") from None
-    if not table.schema.equals(arrow_schema(name), check_metadata=False):
+    shared = kind_of(names[0]).shared_images
+    declared = pa.unify_schemas([arrow_schema(name) for name in names])
+    if not schema.equals(declared, check_metadata=False):
         raise RoomspaceError(f"{target}: its columns are not the declared row schema; {REBUILD}")
+    if shared and (file_configs(schema) != {name: arrow_schema(name).names for name in names}
+                   or not set(pc.unique(table[CONFIG]).to_pylist()) <= set(names)):
+        raise RoomspaceError(f"{target}: its configurations are not {', '.join(names)}, or their columns not "
+                             f"the declared ones; {REBUILD}")
     if table.num_rows != listing.rows:
         raise RoomspaceError(f"{target}: {table.num_rows} rows, the manifest says {listing.rows}; {REBUILD}")
     return table
@@ -186,8 +202,8 @@ def check_card(out: Path, manifest: dict) -> None:
     except (OSError, ValueError, yaml.YAMLError) as error:
         raise RoomspaceError(f"{card}: no readable card ({type(error).__name__}); {REBUILD}") from None
     names, splits = build_configs(manifest), build_splits(manifest)
-    rows = {(name, split): sum(listed.rows for entry in manifest["shards"].values()
-                               for path, listed in entry.files.items() if path.startswith(f"data/{name}/{split}-"))
+    rows = {(name, split): sum(entry.stats[name].rows for key, entry in manifest["shards"].items()
+                               if key_split(key)[0] == split and name in entry.stats)
             for name in names for split in splits}
     declared = {c.get("config_name"): c.get("data_files") for c in _entries(header.get("configs"))}
     infos = {i.get("config_name"): i.get("splits") for i in _entries(header.get("dataset_info"))}
@@ -234,7 +250,10 @@ def rederive(out: Path, manifest: dict, scenes: Path, rooms: list[int], report: 
             tqdm(total=len(rooms), unit="room", desc="re-deriving rows", file=sys.stderr, disable=not progress) as bar:
         parts = plan.parts()
         for part, indices in itertools.groupby(rooms, key=lambda k: next(p for p in parts if k in p.rooms)):
-            tables = {name: pq.read_table(out / shard_path(name, part.shard, part.split)) for name in names}
+            files = {path: pq.read_table(out / path) for path in
+                     dict.fromkeys(shard_path(name, part.shard, part.split) for name in names)}
+            tables = {name: table_questions(files[shard_path(name, part.shard, part.split)], config=name)
+                      for name in names}
             for index in indices:
                 # room_job samples a missing scene into the folder it is given: never the user's
                 present = scene_path(scenes, seed, index).exists()
@@ -320,7 +339,8 @@ def check_nesting(out: Path, manifest: dict, report: ValidationReport) -> None:
 
 
 def config_table(out: Path, manifest: dict, config: str) -> pa.Table:
-    return pa.concat_tables([pq.read_table(p) for p in shard_files(out, manifest, config)])
+    return pa.concat_tables([table_questions(pq.read_table(path), config=config)
+                             for path in shard_files(out, manifest, config)])
 
 
 def validate(out: Path, scenes: Path = Path("scenes"), sample: int | None = None, seed: int = 0,

@@ -17,7 +17,8 @@ south-door image with the north-facing view. Rows are told apart by `modality`:
 (`VisionImage`: an image and its `VisionItem`s); `stored_rows` makes them the configuration's
 rows, a question each with its image (`VisionQuestion`, the kind's RECORD; its Hugging Face
 features, the image as `datasets.Image()` with its PNG bytes embedded, are derived in
-pipeline.dataset.rows), each PNG stored once (pipeline.dataset.layout).
+pipeline.dataset.rows), each PNG stored once in the files the vision kinds share
+(pipeline.dataset.layout).
 """
 
 from __future__ import annotations
@@ -62,8 +63,8 @@ class VisionImage:
 class VisionQuestion(VisionItem):
     """One row of a vision configuration: a question and the image it goes with (pipeline.dataset.layout)."""
 
-    image_id: str  # the image's id (VisionImage.id), of the configuration that stores it
-    image: bytes | None  # the PNG; None for a "text" question, or where another configuration stores it
+    image_id: str  # the image's id (VisionImage.id)
+    image: bytes | None  # the PNG; None for a "text" question (asked without it)
 
 
 @dataclass(frozen=True)
@@ -84,8 +85,7 @@ def rows(room: Room, config: Config) -> list[VisionQuestion]:
 
 
 def image_rows(room: Room, config: Config) -> list[VisionImage]:
-    """The room's vision questions by image: its base items with the room's renders (made once per room
-    and configuration: the vision_agent kind's rows refer to these images)."""
+    """The room's vision questions by image: its base items with the room's renders."""
     def made() -> list[VisionImage]:
         items = room.rows("base", config)
         if not items:
@@ -95,20 +95,16 @@ def image_rows(room: Room, config: Config) -> list[VisionImage]:
     return room.shared(("vision images", config), made)
 
 
-def stored_rows(images: Sequence[VisionImage], held: Sequence[VisionImage] = ()) -> list[VisionQuestion]:
+def stored_rows(images: Sequence[VisionImage]) -> list[VisionQuestion]:
     """The file rows of a room's images and their questions: each question with its image's id and
-    PNG, the PNG left out of a "text" question (sent without it) and out of every question of an
-    image that `held` (another configuration's images of the same room) holds byte for byte, whose
-    id those questions take instead: so no PNG is stored twice in a build (pipeline.dataset.layout)."""
-    elsewhere = {image.image: image.id for image in held}
+    PNG, the PNG left out of a "text" question (sent without it). The files store each PNG once
+    however many rows carry it (pipeline.dataset.layout)."""
     out = []
     for image in images:
-        image_id = elsewhere.get(image.image, image.id)
-        own = image.image if image_id == image.id else None
         for question in image.items:
             record = STORED[type(question)]
-            out.append(record(**init_fields(question, type(question)), image_id=image_id,
-                              image=None if question.modality == IMAGELESS else own))
+            out.append(record(**init_fields(question, type(question)), image_id=image.id,
+                              image=None if question.modality == IMAGELESS else image.image))
     return out
 
 

@@ -9,8 +9,9 @@ on the observer's image and on images from further stances (pipeline.text.pictur
 tried in their order) until FIRST_PERSON_IMAGES images have questions. A stance whose picture would
 carry none, or whose labels would not fit at a legible size, is not drawn. The image rows are
 `AgentImage`; the kind's rows are their questions, each with its image (`AgentVisionQuestion`, the
-kind's RECORD, stored as the vision kind's are: pipeline.dataset.vision.stored_rows), the plan's and
-the door view's PNGs left to the vision configuration, which holds the same images.
+kind's RECORD, stored as the vision kind's are: pipeline.dataset.vision.stored_rows), in the files
+the vision kinds share, where the plan and door PNGs the vision configuration shows too are stored
+once (pipeline.dataset.layout).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from pipeline.dataset.vision import (IMAGE_OF_STORY, IMAGE_OF_VIEW, AgentVisionQuestion, VisionImage, door_sightings,
-                                     image_rows, room_images, room_labels, stored_rows)
+                                     room_images, room_labels, stored_rows)
 from pipeline.errors import RoomspaceError
 from pipeline.render.door import CrowdedPicture, View, pose_view
 from pipeline.render.png import image_labels
@@ -85,8 +86,7 @@ def rows(room: Room, config: Config) -> list[AgentVisionQuestion]:
             continue
         views.append(FirstPerson(pose, png, Picture(name, image_labels(png) or {}, view.camera, view.sightings)))
     door = door_sightings(room)
-    return stored_rows(agent_vision_rows(scene, agent_rows, room_images(room, config), door[0], views, config.balanced),
-                       held=image_rows(room, config))
+    return stored_rows(agent_vision_rows(scene, agent_rows, room_images(room, config), door[0], views, config.balanced))
 
 
 def _measured(room: Room, point: tuple[float, float], facing: str) -> View:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,39 +28,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from pipeline.dataset.layout import IMAGE, held_images, questions
+from pipeline.dataset.layout import questions
 from pipeline.dataset.manifest import (DATASET_SPLIT, MANIFEST, build_configs, build_splits, listed_checksums,
                                        read_manifest, shard_files)
 from pipeline.errors import RoomspaceError
 from pipeline.files import file_sha256
-from pipeline.text.kinds import parse
 
 HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
 CARD = "README.md"
 ROWS_AT_ONCE = 64  # file rows read, and question rows turned into dicts, together by `rows`
-
-
-class HeldImages(Mapping):
-    """{image id: image} of the images some shards hold, read from them when first asked for."""
-
-    def __init__(self, paths: Sequence[Path]) -> None:
-        self._paths, self._held = paths, None
-
-    def _images(self) -> dict:
-        if self._held is None:
-            self._held = {}
-            for path in self._paths:
-                self._held.update(held_images(pq.ParquetFile(path)))
-        return self._held
-
-    def __getitem__(self, image_id: str) -> dict:
-        return self._images()[image_id]
-
-    def __iter__(self):
-        return iter(self._images())
-
-    def __len__(self) -> int:
-        return len(self._images())
 
 
 @dataclass(frozen=True)
@@ -124,26 +100,15 @@ class BenchmarkRows:
         return hashlib.sha256(listing.encode()).hexdigest()
 
     def _read(self, config: str, columns: Sequence[str] | None, file_rows: int | None) -> Iterator[pa.Table]:
-        holders = self.image_holders(config) if columns is None or IMAGE in columns else []
-        for k, path in enumerate(self.files[config]):
+        for path in self.files[config]:
             if path in self.checksums:
                 self.sha256(path)  # a build's file is checked against its manifest before it is read
             try:
-                # a configuration's k-th shard covers the same rooms as every other configuration's k-th
-                images = HeldImages([self.files[other][k] for other in holders if k < len(self.files[other])])
-                yield from questions(pq.ParquetFile(path), columns, file_rows, images if holders else None)
+                # a file may hold other configurations' rows too (pipeline.dataset.layout): only this one's are read
+                yield from questions(pq.ParquetFile(path), columns, file_rows, config, str(path))
             except (OSError, pa.ArrowException) as error:
                 raise RoomspaceError(f"{path}: not a readable Parquet file ({error}); "
                                      "rebuild or re-download it") from None
-
-    def image_holders(self, config: str) -> list[str]:
-        """The other configurations whose files may hold images this one's questions go with: those of
-        the same base whose kind has images (pipeline.dataset.layout)."""
-        kind, base = parse(config)
-        if not kind.images:
-            return []
-        return [other for other in self.configs
-                if other != config and parse(other)[0].images and parse(other)[1] == base]
 
     def rows(self, configs: Sequence[str], columns: Sequence[str] | None = None,
              keep: Collection[str] | None = None) -> Iterator[dict]:

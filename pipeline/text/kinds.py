@@ -44,6 +44,10 @@ class Kind:
     option: str | None  # the build option asking for it (`--twins CONFIGS`); None: base, or made from `made_from`
     made_from: tuple[str, ...] = ()  # a kind made for every base that has all of these kinds, in the first's order
     images: bool = False  # its questions carry images (pipeline.dataset.layout: each PNG stored once)
+    # its images are the room's views (plan, door, first person), which other such kinds show too: the
+    # configurations of these kinds of one base and of its balanced counterpart share their files, each PNG
+    # stored once (pipeline.dataset.manifest.data_folder)
+    shared_images: bool = False
     compared: Comparison | None = None
     # the harnesses that read it: lm_eval (text) or lmms_eval and vlmevalkit (images), and inspect
     harness: tuple[str, ...] = ("lm_eval", "inspect")
@@ -70,7 +74,7 @@ KINDS = {kind.name: kind for kind in (
          None, balanced=True),
     Kind("vision", "vision_", "pipeline.dataset.vision",
          "multimodal rows, each question with its rendered image (each PNG stored once: about 20 KB per room)",
-         "--vision", images=True, balanced=True, compared=_with_image("base"),
+         "--vision", images=True, shared_images=True, balanced=True, compared=_with_image("base"),
          harness=("lmms_eval", "vlmevalkit", "inspect")),
     Kind("twin", "twin_", "pipeline.text.twins",
          "the same items with invented object and relation words (defined in each story)", "--twins", balanced=True,
@@ -79,7 +83,7 @@ KINDS = {kind.name: kind for kind in (
          "stories and questions told from an observer facing a wall", "--agents", balanced=True),
     Kind("vision_agent", "vision_agent_", "pipeline.dataset.vision_agent",
          "those rows with their images", None,
-         made_from=("agent", "vision"), images=True, balanced=True,
+         made_from=("agent", "vision"), images=True, shared_images=True, balanced=True,
          compared=_with_image("agent"), harness=("lmms_eval", "vlmevalkit", "inspect")),
     Kind("map", "map_", "pipeline.text.maps",
          "the paper's stories, each asking for a map of the room: any map on which every stated fact holds is right",

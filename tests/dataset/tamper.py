@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.dataset.manifest import MANIFEST, Listed, read_manifest, shard_path, write_manifest
-from pipeline.dataset.rows import arrow_schema, write_parquet
+from pipeline.dataset.rows import write_parquet
 from pipeline.files import file_sha256
 
 
@@ -45,9 +45,9 @@ def only(row_id: str, **fields) -> Callable[[dict], dict]:
 
 
 def rewrite_rows(out: Path, path: str, change: Callable[[dict], dict]) -> None:
-    """Every row of the shard `path` replaced by change(row), written with the declared schema and re-listed."""
+    """Every row of the shard `path` replaced by change(row), written with the file's schema and re-listed."""
     rows = [change(row) for row in pq.read_table(out / path).to_pylist()]
-    write_parquet(pa.Table.from_pylist(rows, schema=arrow_schema(path.split("/")[1])), out / path)
+    write_parquet(pa.Table.from_pylist(rows, schema=pq.read_schema(out / path)), out / path)
     _relist(out, path)
 
 

@@ -12,7 +12,7 @@ from huggingface_hub import DatasetCard
 
 from pipeline.dataset.build import BuildPlan, build, room_job
 from pipeline.dataset.card import config_size, size_category, statistics_section, task_categories
-from pipeline.dataset.manifest import Stats, read_manifest
+from pipeline.dataset.manifest import Stats, read_manifest, shard_files
 from pipeline.evaluate.rows import open_rows
 from pipeline.typed_json import from_json, to_json
 from pipeline.spatial.relations import DIRECTIONS
@@ -45,7 +45,7 @@ def infos(card: DatasetCard) -> dict[str, dict]:
 
 
 def parquet_bytes(out: Path, config: str) -> int:
-    return sum(path.stat().st_size for path in (out / "data" / config).glob("*.parquet"))
+    return sum(path.stat().st_size for path in shard_files(out, read_manifest(out), config))
 
 
 def test_the_header_says_what_hub_search_reads(with_vision):

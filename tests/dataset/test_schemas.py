@@ -11,6 +11,8 @@ import pytest
 from conftest import SCENE_SEED
 
 from pipeline.dataset.build import BuildPlan, build
+from pipeline.dataset.layout import table_questions
+from pipeline.dataset.manifest import build_configs, read_manifest, shard_files
 from pipeline.dataset.rows import kind_record
 from pipeline.text.configs import parse_configs
 from pipeline.text.kinds import KINDS, added_kinds, kind_of
@@ -42,9 +44,12 @@ def as_json(value):
 
 @pytest.fixture(scope="module")
 def rows(built) -> dict[str, list[dict]]:
-    """Every row of every configuration of the build, by configuration, as JSON."""
-    return {path.parent.name: json.loads(json.dumps(as_json(pq.read_table(path).to_pylist())))
-            for path in sorted(built.glob("data/*/*.parquet"))}
+    """Every row of every configuration of the build, by configuration, as JSON (a configuration's rows
+    read out of the files it shares with others: pipeline.dataset.layout)."""
+    manifest = read_manifest(built)
+    return {config: json.loads(json.dumps(as_json([row for path in shard_files(built, manifest, config) for row in
+                                                   table_questions(pq.read_table(path), config=config).to_pylist()])))
+            for config in build_configs(manifest)}
 
 
 def schema(kind: str) -> dict:

@@ -154,19 +154,6 @@ def test_a_question_per_row_each_png_stored_once(made, tmp_path):
         assert np.array_equal(np.asarray(row["image"].convert("RGB")), np.asarray(original.convert("RGB")))
 
 
-def test_an_image_another_configuration_holds_is_referred_to_not_stored(made):
-    scene, house, items, images, _ = made
-    by_image = vision_rows(scene, items, images, south_door_sightings(scene, house))
-    top_down, south_door = by_image
-    other = dataclasses.replace(top_down, id="elsewhere-top_down")  # the same PNG, held by another configuration
-    rows = stored_rows(by_image, held=[other, dataclasses.replace(south_door, image=b"another PNG")])
-    for row in rows:
-        if row.image_name == "top_down":
-            assert row.image_id == "elsewhere-top_down" and row.image is None
-        else:  # a PNG held elsewhere only if byte for byte the same
-            assert row.image_id == south_door.id and (row.image is None) == (row.modality == "text")
-
-
 def test_repeated_types_are_numbered_so_every_pair_can_be_asked():
     scene, house = room(*(thing(k, "Chair", x, z, 0.5, 0.5, height=0.5) for k, (_, x, z) in enumerate(LAYOUT)))
     items, images, rows = rows_of(scene, house)

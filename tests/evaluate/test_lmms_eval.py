@@ -19,6 +19,8 @@ import pytest
 import yaml
 from every_kind import BASE, every_kind, read_by
 
+from pipeline.dataset.layout import table_questions
+from pipeline.dataset.manifest import read_manifest, shard_files
 from pipeline.evaluate.harness.lmms_eval_tasks import PLACEHOLDER, TASKS_DIR, write_tasks
 from pipeline.evaluate.harness.tasks import LMMS_EVAL, PACKAGED_CONFIGS, QUESTION_TYPES, family, task_name
 from pipeline.evaluate.report import evaluate
@@ -187,8 +189,8 @@ def test_doc_to_visual_gives_the_rows_image(built, tasks):
 
     utils = load_utils(tasks)
     config = f"vision_{BASE}"
-    (shard, *_) = sorted((built / "data" / config).glob("*.parquet"))
-    raw = pq.read_table(shard, columns=["id", "image"]).to_pylist()  # image: {"bytes", "path"}
+    (shard, *_) = shard_files(built, read_manifest(built), config)
+    raw = table_questions(pq.read_table(shard), ["id", "image"], config).to_pylist()  # image: {"bytes", "path"}
     loaded = {doc["id"]: doc for doc in datasets.load_dataset(str(built), name=config)["test"]}
     for row in [r for r in raw if r["image"] is not None][:6]:
         expected = np.asarray(Image.open(io.BytesIO(row["image"]["bytes"])).convert("RGB"))

@@ -18,6 +18,7 @@ from conftest import SCENE_SEED, linked_scenes
 from pipeline.cli import main
 from pipeline.dataset.build import BuildPlan, build
 from pipeline.dataset.layout import questions
+from pipeline.dataset.manifest import read_manifest, shard_files
 from pipeline.errors import RoomspaceError
 from pipeline.evaluate.model_runner import GIVE_UP_AFTER, PROMPTS_PER_SLOT, AnswerCache, Endpoint, Retry, run_model
 from pipeline.evaluate.prompts import Prompt
@@ -401,15 +402,13 @@ def test_vision_rows_reach_the_model_with_their_images(server, vision_build, con
     argv = ["run-model", str(vision_build), "--config", config, "--split", split, "--base-url", server.url,
             "--model", "test-model", "--out", str(preds), "--quiet"]
     assert main(argv) == 0
-    files = sorted((vision_build / "data" / config).glob(f"{split}-*.parquet"))
+    files = shard_files(vision_build, read_manifest(vision_build), config, split)  # shared by the vision kinds
     columns = ["id", "setting", "modality", "prompt", "image"]
-    # as the readers give them: an image another configuration holds (vision_agent's plan and door view) filled in
     rows = list(open_rows(vision_build, split).rows([config], columns))
     assert files and rows
-    stored = [row for path in files for table in questions(pq.ParquetFile(path), columns) for row in table.to_pylist()]
-    assert [row["id"] for row in stored] == [row["id"] for row in rows]
-    if config == VISION_AGENT:  # whose own files leave those images to the vision configuration
-        assert any(row["image"] is None and row["modality"] != "text" for row in stored)
+    stored = [row for path in files for table in questions(pq.ParquetFile(path), columns, config=config)
+              for row in table.to_pylist()]
+    assert stored == rows  # each row as its file holds it: vision_agent's on the plan and door view too
     assert len(server.bodies) == len(rows)
     pictured = [row for row in rows if row["image"] is not None]
     assert pictured and all((row["image"] is None) == (row["modality"] == "text") for row in rows)

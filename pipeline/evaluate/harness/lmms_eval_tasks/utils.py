@@ -2,10 +2,8 @@
 path, the module next to the YAML).
 
 The rows come from `datasets.load_dataset(dataset_path, name=dataset_name)`, as lmms-eval loads
-every task's data: a question per row with its image (pipeline.dataset.layout). A question whose
-image another configuration of the same rows holds (a vision_agent question on the plan or the
-door view: the vision configuration stores those images) gets it from there (`questions`), read
-from the rows that `dataset_path` names in the settings file beside this one. The question type is
+every task's data: a question per row with its image (pipeline.dataset.layout; the card reads a
+configuration's rows out of the files it shares with other vision configurations). The question type is
 kept, and an answer scored, by the same hooks the lm-evaluation-harness tasks use (pipeline.evaluate.harness.lm_eval_tasks.utils), so an answer is
 judged exactly as `roomspace score` judges it: the first generation, 1.0 right, 0.0 wrong or
 unparseable.
@@ -15,48 +13,27 @@ from __future__ import annotations
 
 import io
 
-import re
-from pathlib import Path
-
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
-from pipeline.dataset.layout import IMAGE, IMAGE_ID, IMAGELESS, held_images, with_held_images
+from pipeline.dataset.layout import IMAGE, IMAGELESS
 from pipeline.errors import RoomspaceError
 from pipeline.evaluate.harness.lm_eval_tasks import utils as text_tasks
-from pipeline.evaluate.rows import open_rows
 from pipeline.evaluate.harness.lm_eval_tasks.utils import process_results
 
 __all__ = ["doc_to_text", "doc_to_visual", "fr_items", "plan_items", "process_results", "yn_items"]
-SETTINGS = Path(__file__).with_name("_roomspace_vision_common.yaml")  # names the rows: its dataset_path
-ROWS_AT_ONCE = 64  # questions given their held images together
 
 
 def questions(dataset):
     """A configuration's questions, each with the image it is sent with ({"bytes", "path"}; None for a
-    question asked without it): an image another configuration holds is read from there."""
-    table = dataset.with_format("arrow")[:]
+    question asked without it). A question sent with an image that has none is refused: rows built
+    before every vision configuration carried its own images left some to another configuration."""
+    table = dataset.select_columns([IMAGE, "modality"]).with_format("arrow")[:]
     missing = pc.and_(pc.is_null(table[IMAGE]), pc.not_equal(table["modality"], IMAGELESS))
-    wanted = set(pc.filter(table[IMAGE_ID], missing).to_pylist())
-    if not wanted:
-        return dataset
-    held = held_elsewhere(table["config"][0].as_py(), wanted)
-    return dataset.with_format("arrow").map(lambda batch: with_held_images(batch, held), batched=True,
-                                             batch_size=ROWS_AT_ONCE).with_format(None)
-
-
-def held_elsewhere(config: str, wanted: set[str]) -> dict[str, dict]:
-    """{image id: image} of the `wanted` images that other configurations of the rows hold."""
-    found = re.search(r"^dataset_path: *(\S+)", SETTINGS.read_text(encoding="utf-8"), re.MULTILINE)
-    rows = open_rows(found.group(1) if found else "")
-    held: dict[str, dict] = {}
-    for other in rows.image_holders(config):
-        for path in rows.files[other]:
-            held.update(held_images(pq.ParquetFile(path), wanted))
-    if not wanted <= set(held):
-        raise RoomspaceError(f"{config}: images {sorted(wanted - set(held))[:3]} are held by no configuration of "
-                             f"{rows.location}")
-    return held
+    if pc.any(missing).as_py():
+        raise RoomspaceError("a question sent with an image has none: these rows come from an older build, whose "
+                             "vision_agent rows left the plan's and door view's images to the vision configuration; "
+                             "rebuild them")
+    return dataset
 
 
 def yn_items(dataset):
