@@ -144,8 +144,10 @@ class Learned:
             features = self.vectorizer.fit_transform([blind_features(q) for q in questions])
             # 300 iterations bound the audit's time; a fit stopped there is still the same every run,
             # and its accuracy is what the audit reports, so scikit-learn's warning would only be noise
+            # (as is its warning that a small build's FR answers are nearly as many as its questions)
             with self.one_thread(), warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
+                warnings.filterwarnings("ignore", "The number of unique classes", UserWarning)
                 self.model = LogisticRegression(max_iter=300, C=1.0).fit(features, answers)
 
     def predict(self, questions: Sequence[Question]) -> list[str]:

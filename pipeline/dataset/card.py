@@ -429,11 +429,16 @@ def training_section(rooms: Mapping[str, int], stats_by_split: Mapping[str, Mapp
 
 
 CARD_ROOMS = 300  # the card's audit reads the first test rooms: seconds a configuration, whatever the build's size
+CARD_LEAST_ROOMS = 8  # fewer test rooms give the baselines nothing to learn from: their numbers would be noise
 
 
-def audit_section(files: Mapping[str, Mapping[str, Sequence[Path]]]) -> str:
+def audit_section(files: Mapping[str, Mapping[str, Sequence[Path]]], rooms: int) -> str:
     """The card's shortcut audit (pipeline.dataset.audit) of every configuration's first CARD_ROOMS
-    test rooms, fitted on the train split where there is one, or why there is none."""
+    test rooms, fitted on the train split where there is one, or why there is none (`rooms`: the
+    build's test rooms)."""
+    if rooms < CARD_LEAST_ROOMS:
+        return (f"Not measured for a build of {rooms} test rooms: the blind baselines need {CARD_LEAST_ROOMS} or "
+                "more to learn from (`roomspace audit` on a larger build).")
     test = {config: by_split[DATASET_SPLIT] for config, by_split in files.items()}
     train = {config: by_split["train"] for config, by_split in files.items()} if all(
         "train" in by_split for by_split in files.values()) else None
@@ -468,7 +473,7 @@ def dataset_card(name: str, seed: int, rooms: Mapping[str, int], stats_by_split:
         name=name, seed=seed, rooms=rooms[DATASET_SPLIT], configs=", ".join(f"`{c}`" for c in configs), first=configs[0],
         relations=", ".join(DIRECTIONS), statistics=statistics_section(stats_by_config),
         examples=example_section(examples), training=training_section(rooms, stats_by_split, houses),
-        audit=audit_section(files),
+        audit=audit_section(files, rooms[DATASET_SPLIT]),
         renderer="" if renderer is None else f" The images were rendered by {renderer}, the same views and labels as "
                                              "the offline renderer's (pipeline/render/blender.py).",
     )

@@ -129,8 +129,8 @@ def fr_question(answers: Mapping[Pair, AnswerSet], rng: Random, likely: Likely) 
     pairs = list(answers)
     by_class = [[p for p in pairs if len(answers[p]) in sizes] for sizes in FR_CLASSES]
     present = [k for k, members in enumerate(by_class) if members]
-    weights = likely.class_weights()
-    chosen = by_class[rng.choices(present, weights=[weights[k] or UNSEEN for k in present])[0]]
+    class_weights = likely.class_weights()
+    chosen = by_class[rng.choices(present, weights=[class_weights[k] or UNSEEN for k in present])[0]]
     # Each answer set as likely as another: a set's weight is shared among the pairs that give it, and
     # divided by how common the set is over all rooms; a pair's, by how likely its types make its set.
     pairs_of = Counter(answers[p] for p in chosen)

@@ -223,10 +223,10 @@ def test_the_card_carries_the_shortcut_audit_of_every_configuration(scenes, tmp_
     """The audit section: the blind baselines' table (pipeline.dataset.audit), a line per configuration
     and setting, the same as files_audit gives on the build's files, and which family to compare on."""
     from pipeline.dataset.audit import audit_table, files_audit
-    from pipeline.dataset.card import CARD_ROOMS
+    from pipeline.dataset.card import CARD_LEAST_ROOMS, CARD_ROOMS
 
     out = tmp_path / "roomspace-audit"
-    plan = BuildPlan.asked("roomspace-audit", SCENE_SEED, 6, parse_configs(f"{BASE},{BASE}_balanced"))
+    plan = BuildPlan.asked("roomspace-audit", SCENE_SEED, CARD_LEAST_ROOMS, parse_configs(f"{BASE},{BASE}_balanced"))
     build(plan, scenes, out, workers=1, progress=False)
     card = (out / "README.md").read_text(encoding="utf-8")
     section = card.split("## Shortcut audit", 1)[1].split("## Examples", 1)[0]
@@ -235,3 +235,9 @@ def test_the_card_carries_the_shortcut_audit_of_every_configuration(scenes, tmp_
     assert "Compare models on the balanced configurations" in section
     assert {line.split(" | ")[0].strip("| ") for line in section.splitlines() if line.startswith(f"| {BASE}")} == \
         {BASE, f"{BASE}_balanced"}
+
+
+def test_a_build_too_small_to_audit_says_so(text_only):
+    out, _ = text_only
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert "Not measured for a build of 2 test rooms: the blind baselines need 8 or more" in card
