@@ -182,3 +182,35 @@ def test_a_pictures_straight_relation_is_drawn_more_often_than_a_diagonal():
     drawn = Counter(relations[relation_question(relations, rng).pair] for _ in range(8000))
     straight, diagonal = drawn["N"] + drawn["S"], drawn["NE"] + drawn["SW"]
     assert abs(straight / diagonal - STRAIGHT_WEIGHT) < 0.2 * STRAIGHT_WEIGHT
+
+
+def test_the_type_prior_is_fitted_on_what_balanced_rooms_may_ask(scenes):
+    """pipeline.text.prior: per setting the answer sets of every askable pair (RoomItems.askable) and
+    their shares, overall and per type as subject and as object, written one type a line and read
+    back as the same table."""
+    import json
+
+    from conftest import SCENE_SEED
+
+    from pipeline.scene.scene_file import load_scene, scene_path
+    from pipeline.text.prior import dumps, fit
+
+    rooms = range(4)
+    table = fit(scenes, SCENE_SEED, rooms, PAPER)
+    assert json.loads(dumps(table)) == table and set(table["settings"]) == {*SETTINGS, RCC8_SETTING}
+    types, given = set(), {setting: Counter() for setting in table["settings"]}
+    for k in rooms:
+        room = RoomItems(load_scene(scene_path(scenes, SCENE_SEED, k)))
+        askable, named = room.askable(PAPER)
+        types |= set(named.values())
+        for setting, answers in askable.items():
+            given[setting].update(",".join(c for c in (RCC8 if setting == RCC8_SETTING else DIRECTIONS) if c in answer)
+                                  for answer in answers.values())
+    for setting, entry in table["settings"].items():
+        total = sum(given[setting].values())
+        assert entry["sets"] == sorted(given[setting], key=lambda s: (s.count(",") + 1, entry["sets"].index(s)))
+        assert entry["base"] == [round(given[setting][s] / total, 5) for s in entry["sets"]]
+        assert set(entry["subject"]) <= types and set(entry["object"]) <= types
+        assert all(len(shares) == len(entry["sets"]) for role in ("subject", "object") for shares in entry[role].values())
+        if setting == RCC8_SETTING:
+            assert all(answer in RCC8 for answer in entry["sets"])
