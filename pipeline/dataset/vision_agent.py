@@ -154,7 +154,7 @@ def agent_vision_rows(scene: Scene, rows: Sequence[AgentItem], images: Mapping[s
     for view in first_person:
         pairs = seen_pair_questions(scene, rows[0], config, view.pose, view.picture, first, balanced)
         asked[view.picture.name].extend(pairs)
-        first += len(pairs) // 2  # an FR and a YN row per number
+        first += sum(q.question_type == "YN" for q in pairs)  # one YN row per number, an FR row for most
     return [AgentImage(f"{scene.room_id}-{config}-{name}", scene.room_id, scene.index, config, name, pngs[name],
                        tuple(questions))
             for name, questions in asked.items() if questions]

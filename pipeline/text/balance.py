@@ -8,8 +8,11 @@ target is drawn first and a question of the room that has it is found after:
 * FR: an answer-set size class (FR_CLASSES, each weighted by how many answer sets of that class
   the setting gives, all nine at ALL_NINE_SHARE), then a pair whose answer set is of that class,
   every answer set of the class as likely as another;
-* FR about a picture (pipeline.text.pictured, one relation per pair): a relation drawn uniformly
-  among those the pairs have, then a pair with it (`relation_question`);
+* FR about a picture (pipeline.text.pictured, one relation per pair): its straight pairs first (one
+  axis level: north, east, ...), then two diagonal pairs per straight one, each drawn as a relation
+  first among those of its kind the picture has, then a pair with it (`relation_questions`): a
+  picture without a straight pair asks no FR question, so no diagonal answers more than a sixth of
+  a view's questions where the diagonals are alike;
 * YN: a candidate among the relations that both answers allow in this room (some pair's answer
   holds it, another's does not), then Yes or No by a fair coin, then a pair with that answer. So
   within every room the candidate says nothing of the answer. Where no relation allows both (every
@@ -38,13 +41,14 @@ from functools import cache
 from random import Random
 
 from pipeline.data import data_json
-from pipeline.spatial.relations import direction_signs
+from pipeline.spatial.relations import converse, direction_signs
 
 FR_CLASSES = ((1,), (2, 3), (4, 5, 6), (7, 8), (9,))  # answer-set sizes drawn as one class
 ALL_NINE_SHARE = 0.03  # of a setting's FR draws: rooms whose pairs are all so are a tenth of some settings
 FR_SHARPNESS = 2.5  # a pair's weight is 1 / (how likely its types make its answer) ** this (module docstring)
 YN_CLAMP = (0.03, 0.97)  # no type makes a YN answer certain: weights stay within 1/0.03
-STRAIGHT_WEIGHT = 10  # of a straight relation in a picture's FR draw, against a diagonal's 1 (relation_question)
+STRAIGHT_PER_PICTURE = 2  # a picture's FR questions about straight pairs, at most (relation_questions)
+DIAGONALS_PER_STRAIGHT = 2  # and about diagonal pairs, at most this many per straight one
 UNSEEN = 0.001  # the prior share of an answer set the fitting rooms never gave
 FR_FLOOR = 0.02  # shares below count as this in FR weights: a rare answer set is favoured, not forced
 
@@ -139,16 +143,45 @@ def fr_question(answers: Mapping[Pair, AnswerSet], rng: Random, likely: Likely) 
     return Drawn(rng.choices(chosen, weights=weights)[0], None, fallback=False)
 
 
-def relation_question(relations: Mapping[Pair, str], rng: Random) -> Drawn:
-    """The pair an FR question about a picture asks: a relation drawn among those the pairs (each
-    with one relation) have, a straight one (north, east, ...: one axis level) STRAIGHT_WEIGHT times
-    as likely as a diagonal, then a pair with it. A picture shows a pair level on an axis only with a
-    margin on the other (section 12), so few pictures have a straight pair at all: drawn uniformly,
-    the four diagonals answered nine in ten of these questions."""
-    present = sorted(set(relations.values()))
-    relation = rng.choices(present, weights=[STRAIGHT_WEIGHT if 0 in direction_signs(code) else 1
-                                             for code in present])[0]
-    return Drawn(rng.choice([pair for pair, code in relations.items() if code == relation]), None, fallback=False)
+def relation_questions(relations: Mapping[Pair, str], count: int, rng: Random) -> list[Pair]:
+    """The pairs a picture's FR questions ask, at most `count` (`relations`: each ordered pair's one
+    relation, both orders of a pair given, pipeline.text.pictured). Up to STRAIGHT_PER_PICTURE
+    straight pairs (level on one axis: N, E, S, W), then up to DIAGONALS_PER_STRAIGHT diagonal pairs
+    for each straight one asked; each drawn as its relation first, uniformly among the relations of
+    its kind the pairs not yet asked have (those of an axis, N-S, E-W, NE-SW or NW-SE, not yet asked
+    in the picture where there are any), then a pair with it. So at most two thirds of a view's FR
+    questions are diagonal, wherever pictures show level pairs less often than diagonal ones (a
+    perspective picture shows a pair level on an axis only with a margin on the other: section 12),
+    and a picture without a straight pair asks no FR question."""
+    left = dict(relations)
+    asked: list[Pair] = []
+    axes: set[frozenset[str]] = set()
+
+    def draw(straight: bool) -> bool:
+        present = sorted({code for code in left.values() if _level_axes(code) == int(straight)})
+        if not present:
+            return False
+        fresh = [code for code in present if frozenset({code, converse(code)}) not in axes]
+        code = rng.choice(fresh or present)
+        pair = rng.choice([p for p, c in left.items() if c == code])
+        asked.append(pair)
+        axes.add(frozenset({code, converse(code)}))
+        del left[pair]
+        left.pop(pair[::-1], None)
+        return True
+
+    straight = 0
+    while straight < min(STRAIGHT_PER_PICTURE, count) and draw(straight=True):
+        straight += 1
+    diagonal = 0
+    while diagonal < min(DIAGONALS_PER_STRAIGHT * straight, count - straight) and draw(straight=False):
+        diagonal += 1
+    return asked
+
+
+def _level_axes(code: str) -> int:
+    """How many axes a direction is level on: 0 for a diagonal, 1 for a straight one, 2 for the same place."""
+    return list(direction_signs(code)).count(0)
 
 
 def yn_question(answers: Mapping[Pair, AnswerSet], codes: Sequence[str], rng: Random,

@@ -44,7 +44,7 @@ from pipeline.spatial.frames import OBSERVER, seen_facing
 from pipeline.spatial.grid import Cell, rasterise
 from pipeline.spatial.relations import DIRECTIONS, converse, direction, direction_of_points, direction_of_signs, relation_words
 from pipeline.text.agents import AHEAD, NEAR_AHEAD, AgentItem, Pose, half_view, observer_frame, stances
-from pipeline.text.balance import no_prior, relation_question, yn_question
+from pipeline.text.balance import no_prior, relation_questions, yn_question
 from pipeline.text.items import NO_REASONING, Item, Query, fr_row, init_fields, yn_row
 from pipeline.text.prompts import AGENT_VIEW, CENTRES_SETTING, IMAGE_ONLY_SETTING, PAIR_MODALITIES
 from pipeline.text.stories import Teller
@@ -52,6 +52,7 @@ from pipeline.text.words import Phrases, Wording, object_labels, sentence, type_
 
 SAME_AXIS = 1e-6  # m: relations.direction_of_points counts offsets this small as equal
 BEARING_MARGIN = 10.0  # degrees: a picture tells left from right when the centres' bearings differ this much
+IN_LINE = 2.0  # degrees: balanced configurations read centres this close in bearing as one behind the other
 MIN_SHARE = 0.3  # a perspective picture shows an object when this share of its pixels is not hidden
 PAIRS_PER_VIEW = 4  # clear pairs asked per room and image, at most
 
@@ -151,18 +152,20 @@ def pair_questions(scene: Scene, item: Item, config: str, view: str, picture: Pi
                   camera=picture.camera, story_order=tuple(names))
     out = []
     for k, question in enumerate(asked):
-        for a, b in {question.fr, question.yn}:
+        for a, b in {question.fr, question.yn} - {None}:
             if direction_of_points(centres[labels[a.id]], centres[labels[b.id]]) != question.relation(a, b):
                 raise RoomspaceError(f"room {scene.room_id}: stated centres of {labels[a.id]} and {labels[b.id]} "
                                      f"do not keep their relation {question.relation(a, b)}")
-        fr_question = sentence(rng.choice(texts["question"]["FR"][view]).format(**_refs(phrases, labels, question.fr)))
+        fr_question = question.fr and sentence(rng.choice(texts["question"]["FR"][view]).format(
+            **_refs(phrases, labels, question.fr)))
         yn_question = sentence(rng.choice(texts["pair_yes_no"][view]).format(
             **_refs(phrases, labels, question.yn), relation=relation_words(question.candidate, view, "phrase")))
         for modality in PAIR_MODALITIES:
             setting = IMAGE_ONLY_SETTING if modality == "image" else CENTRES_SETTING
             fields = dict(common, setting=setting, story=story[modality], modality=modality, pair=k)
             prefix = f"{item.room_id}-{config}-{setting}-{view}-{modality}-p{k}"
-            out.append(fr_row(VisionItem, question.fields(fields, labels, "fr"), prefix, fr_question))
+            if question.fr:
+                out.append(fr_row(VisionItem, question.fields(fields, labels, "fr"), prefix, fr_question))
             out.append(yn_row(VisionItem, question.fields(fields, labels, "yn"), prefix, yn_question, question.candidate))
     return out
 
@@ -186,27 +189,30 @@ def seen_pair_questions(scene: Scene, row: AgentItem, config: str, observer: Pos
     )
     out = []
     for k, question in enumerate(asked, start=first):
-        fr_question = sentence(rng.choice(seen["FR"]).format(**_refs(phrases, labels, question.fr)))
+        fr_question = question.fr and sentence(rng.choice(seen["FR"]).format(**_refs(phrases, labels, question.fr)))
         yn_question = sentence(rng.choice(seen["YN"]).format(
             **_refs(phrases, labels, question.yn), relation=relation_words(question.candidate, OBSERVER, "phrase")))
         fields = dict(common, pair=k)
         prefix = f"{scene.room_id}-{config}-{IMAGE_ONLY_SETTING}-{picture.name}-p{k}"
-        out.append(fr_row(AgentVisionItem, question.fields(fields, labels, "fr"), prefix, fr_question))
+        if question.fr:
+            out.append(fr_row(AgentVisionItem, question.fields(fields, labels, "fr"), prefix, fr_question))
         out.append(yn_row(AgentVisionItem, question.fields(fields, labels, "yn"), prefix, yn_question,
                           question.candidate))
     return out
 
 
 def pictured_relation(a: SceneObject, b: SceneObject, picture: Picture, cells: Mapping[str, Cell],
-                      side: float, d: int) -> str | None:
+                      side: float, d: int, in_line: bool = False) -> str | None:
     """The relation of a to b that `picture` shows, in its view's codes (the plan's for the plan, the
     camera's words' for a perspective picture), or None where the picture does not show it with a
     margin or the grid's relation (`cells`) or the centres' in metres says otherwise.
 
     The plan shows east-west and north-south offsets of the centres: each is read as equal (within
     SAME_AXIS) or as at least a cell's side (side / d). A perspective picture shows left and right
-    by the bearings of the centres (BEARING_MARGIN apart or more; never "equal": an alignment across
-    the picture cannot be seen) and front and behind by their distances ahead (equal, or a cell apart).
+    by the bearings of the centres (BEARING_MARGIN apart or more) and front and behind by their
+    distances ahead (equal, or a cell apart). An alignment across the picture is not seen, with
+    `in_line` (the balanced configurations) but for one object straight behind the other: bearings
+    less than IN_LINE apart, one column of the picture, and distances ahead a cell apart or more.
     """
     facing = picture.camera.facing if picture.camera is not None else "N"
     grid = seen_facing(direction(cells[a.id], cells[b.id]), facing)
@@ -217,8 +223,11 @@ def pictured_relation(a: SceneObject, b: SceneObject, picture: Picture, cells: M
     else:
         seen_a, seen_b = picture.sightings[a.id], picture.sightings[b.id]
         turn = seen_a.bearing - seen_b.bearing
-        across = (1 if turn > 0 else -1) if abs(turn) >= BEARING_MARGIN else None
+        across = ((1 if turn > 0 else -1) if abs(turn) >= BEARING_MARGIN
+                  else 0 if in_line and abs(turn) < IN_LINE else None)
         signs = (across, _axis(seen_a.ahead - seen_b.ahead, cell))
+        if signs == (0, 0):  # one column and one distance ahead: not told apart
+            return None
     if None in signs:
         return None
     shown = direction_of_signs(signs)
@@ -268,14 +277,15 @@ def prominent_cells(scene: Scene, d: int) -> dict[str, Cell]:
     return {o.id: cell for o, cell in zip(shown, raster.cells)}
 
 
-def clear_pairs(scene: Scene, picture: Picture, d: int) -> dict[tuple[SceneObject, SceneObject], str]:
+def clear_pairs(scene: Scene, picture: Picture, d: int,
+                in_line: bool = False) -> dict[tuple[SceneObject, SceneObject], str]:
     """{(a, b): relation} of every ordered pair of objects the picture shows whose relation it shows
-    (`pictured_relation`), in scene order."""
+    (`pictured_relation`, `in_line` passed on), in scene order."""
     cells = prominent_cells(scene, d)
     shown = [o for o in scene.prominent if picture.shows(o)]
     out = {}
     for a, b in combinations(shown, 2):
-        relation = pictured_relation(a, b, picture, cells, scene.side, d)
+        relation = pictured_relation(a, b, picture, cells, scene.side, d, in_line)
         if relation is not None:
             out[a, b], out[b, a] = relation, converse(relation)
     return out
@@ -285,7 +295,7 @@ def clear_pairs(scene: Scene, picture: Picture, d: int) -> dict[tuple[SceneObjec
 class _Asked:
     """One numbered pair question: the ordered pairs its FR and YN questions ask, and the YN candidate."""
 
-    fr: tuple[SceneObject, SceneObject]
+    fr: tuple[SceneObject, SceneObject] | None  # None: a number with a YN question only (balanced, `_asked`)
     yn: tuple[SceneObject, SceneObject]
     candidate: str
     relations: Mapping[tuple[SceneObject, SceneObject], str]
@@ -307,11 +317,13 @@ def _refs(phrases: Phrases, labels: Mapping[str, str], pair: tuple[SceneObject, 
 def _asked(scene: Scene, picture: Picture, d: int, balanced: bool, rng: Random) -> list[_Asked]:
     """Up to PAIRS_PER_VIEW questions about the picture's clear pairs, no pair asked twice by one
     question type. The paper's configurations draw pairs, each in a drawn order, and ask half of
-    the YN questions truly (the odd one by lot); a balanced one draws each FR question's relation
-    first (uniformly among those the clear pairs show) and then a pair showing it, and each YN
-    question's candidate among the relations both answers allow, a fair coin, then a pair
-    (pipeline.text.balance)."""
-    relations = clear_pairs(scene, picture, d)
+    the YN questions truly (the odd one by lot). A balanced one also reads pairs in line
+    (`pictured_relation`), asks FR questions about its straight pairs and two diagonal pairs per
+    straight one, each drawn as its relation first (`relation_questions`: fewer FR questions than
+    numbers where the picture has few straight pairs, none where it has none; `_Asked.fr` None),
+    and draws each YN question's candidate among the relations both answers allow, a fair coin, then
+    a pair (pipeline.text.balance)."""
+    relations = clear_pairs(scene, picture, d, in_line=balanced)
     unordered = [pair for pair in relations if scene.prominent.index(pair[0]) < scene.prominent.index(pair[1])]
     count = min(PAIRS_PER_VIEW, len(unordered))
     if not balanced:
@@ -320,13 +332,12 @@ def _asked(scene: Scene, picture: Picture, d: int, balanced: bool, rng: Random) 
         return [_Asked(pair, pair, relations[pair] if k in yes else rng.choice(
             [c for c in DIRECTIONS if c != relations[pair]]), relations) for k, pair in enumerate(chosen)]
     out = []
-    left = {"fr": dict(relations), "yn": dict(relations)}
-    for _ in range(count):
-        fr = relation_question(left["fr"], rng).pair
-        yn = yn_question({pair: frozenset({code}) for pair, code in left["yn"].items()}, DIRECTIONS, rng, no_prior(DIRECTIONS))
-        out.append(_Asked(fr, yn.pair, yn.candidate, relations))
-        for which, (a, b) in (("fr", fr), ("yn", yn.pair)):
-            del left[which][a, b], left[which][b, a]
+    fr = relation_questions(relations, count, rng)
+    left = dict(relations)
+    for k in range(count):
+        yn = yn_question({pair: frozenset({code}) for pair, code in left.items()}, DIRECTIONS, rng, no_prior(DIRECTIONS))
+        out.append(_Asked(fr[k] if k < len(fr) else None, yn.pair, yn.candidate, relations))
+        del left[yn.pair], left[yn.pair[::-1]]
     return out
 
 

@@ -1,7 +1,8 @@
 """Every image-only question of a build answers what its picture shows (docs/semantics.md sections 12
 and 16), read back here from the renderer's own projection: the plan's pixels for the top-down
 image, the door or first-person camera for the others (left and right by the bearing of the
-centres' columns, front and behind by the distance ahead), each with its margin; the grid agrees.
+centres' columns, front and behind by the distance ahead), each with its margin, and in a balanced
+configuration one straight behind the other where the columns' bearings are IN_LINE; the grid agrees.
 Every object asked about is in view and not hidden; every first-person camera stands in free floor
 space facing a wall at least FACED_WALL away; every room has first-person images from two stances."""
 
@@ -27,7 +28,7 @@ from pipeline.spatial.grid import rasterise
 from pipeline.spatial.relations import direction, direction_of_signs
 from pipeline.text.agents import CLEARANCE, FACED_WALL
 from pipeline.text.configs import parse_configs
-from pipeline.text.pictured import BEARING_MARGIN, MIN_SHARE
+from pipeline.text.pictured import BEARING_MARGIN, IN_LINE, MIN_SHARE
 
 CONFIGS = "n5_m4_d144,n5_m4_d144_balanced"
 PAIR_MODALITIES_WITH_IMAGES = ("image", "image+text")
@@ -110,7 +111,11 @@ def check_row(pictures: Pictures, row: dict) -> list[str]:
             places.append((bearing, forward * math.cos(camera.pitch) + up * math.sin(camera.pitch)))
         (bearing_a, ahead_a), (bearing_b, ahead_b) = places
         turn = bearing_a - bearing_b
-        signs = ((1 if turn > 0 else -1) if abs(turn) >= BEARING_MARGIN else None, sign(ahead_a - ahead_b, cell))
+        in_line = row["config"].endswith("_balanced") and abs(turn) < IN_LINE  # one straight behind the other
+        signs = ((1 if turn > 0 else -1) if abs(turn) >= BEARING_MARGIN else 0 if in_line else None,
+                 sign(ahead_a - ahead_b, cell))
+        if signs == (0, 0):  # one column, one distance ahead: not told apart
+            signs = (None, 0)
     if None in signs:
         return [*problems, f"{row['id']}: the picture does not show {subject} against {reference} clearly"]
     shown = direction_of_signs(signs)

@@ -172,16 +172,63 @@ def test_balanced_agent_rows_offer_each_candidate_as_often_yes_as_no_within_a_ro
         assert unpaired <= 2 and all(r.config == f"agent_{BALANCED.name}" for r in rows)
 
 
-def test_a_pictures_straight_relation_is_drawn_more_often_than_a_diagonal():
-    """relation_question: level pairs are rare in pictures, so a straight relation present is drawn
-    STRAIGHT_WEIGHT times as often as a diagonal (each relation then a pair showing it)."""
-    from pipeline.text.balance import STRAIGHT_WEIGHT, relation_question
+def _picture(rng: Random, straight: int) -> dict:
+    """A picture's clear pairs as pipeline.text.pictured gives them (both orders): eight diagonal pairs,
+    NE-SW ones more than NW-SE ones, and `straight` pairs level on one axis."""
+    from pipeline.spatial.relations import converse
 
-    relations = {("a", "b"): "NE", ("b", "a"): "SW", ("a", "c"): "N", ("c", "a"): "S"}
+    codes = [rng.choice(["NE", "NE", "NE", "SW", "NW", "SE"]) for _ in range(8)]
+    codes += [rng.choice(["N", "E", "S", "W", "E", "W"]) for _ in range(straight)]
+    rng.shuffle(codes)
+    relations = {}
+    for k, code in enumerate(codes):
+        relations[f"a{k}", f"b{k}"], relations[f"b{k}", f"a{k}"] = code, converse(code)
+    return relations
+
+
+def test_a_pictures_fr_questions_ask_two_diagonal_pairs_per_straight_one_at_most():
+    """relation_questions: a picture's straight pairs first (at most STRAIGHT_PER_PICTURE, each axis
+    before another pair of it), then DIAGONALS_PER_STRAIGHT diagonal pairs per straight one, no pair
+    twice; none at all in a picture without a straight pair (where the old draw, a straight relation
+    STRAIGHT_WEIGHT times as likely as a diagonal among those present, still asked four diagonals)."""
+    from pipeline.spatial.relations import converse, direction_signs
+    from pipeline.text.balance import DIAGONALS_PER_STRAIGHT, STRAIGHT_PER_PICTURE, relation_questions
+
+    def straight(code):
+        return 0 in direction_signs(code)
+
     rng = Random(11)
-    drawn = Counter(relations[relation_question(relations, rng).pair] for _ in range(8000))
-    straight, diagonal = drawn["N"] + drawn["S"], drawn["NE"] + drawn["SW"]
-    assert abs(straight / diagonal - STRAIGHT_WEIGHT) < 0.2 * STRAIGHT_WEIGHT
+    assert relation_questions(_picture(rng, 0), 4, rng) == []
+    for count in range(1, 6):
+        for straights in range(4):
+            relations = _picture(rng, straights)
+            asked = relation_questions(relations, count, rng)
+            codes = [relations[pair] for pair in asked]
+            level = sum(map(straight, codes))
+            assert level == min(straights, STRAIGHT_PER_PICTURE, count)
+            assert codes == sorted(codes, key=straight, reverse=True)  # the straight pairs first
+            assert len(codes) - level == min(DIAGONALS_PER_STRAIGHT * level, count - level)
+            assert len({frozenset(pair) for pair in asked}) == len(asked)
+            axes = [frozenset({code, converse(code)}) for code in codes]
+            assert len(set(axes[level:])) == min(2, len(axes) - level)  # both diagonal axes where it asks two
+    picture = _picture(rng, 2)
+    assert relation_questions(picture, 4, Random(3)) == relation_questions(picture, 4, Random(3))
+
+
+def test_no_relation_answers_more_than_a_sixth_of_the_fr_questions_of_pictures_rich_in_diagonals():
+    """Over many pictures, eight diagonal pairs each (NE-SW ones three to one) and a straight pair in
+    one of five: each of the eight relations answers at most a sixth of the FR questions, give or take
+    the draws' noise, although a diagonal is in every picture and a straight relation in few."""
+    from pipeline.text.balance import relation_questions
+
+    rng = Random(5)
+    answers = Counter()
+    for _ in range(3000):
+        relations = _picture(rng, int(rng.random() < 0.2) + int(rng.random() < 0.05))
+        answers.update(relations[pair] for pair in relation_questions(relations, 4, rng))
+    total = sum(answers.values())
+    assert 2000 < total < 2800 and max(answers.values()) / total < 1 / 6 + 0.02, answers
+    assert all(answers[code] for code in ("N", "E", "S", "W", "NE", "SW", "NW", "SE"))
 
 
 def test_the_type_prior_is_fitted_on_what_balanced_rooms_may_ask(scenes):
