@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from random import Random
 
@@ -39,16 +39,16 @@ from pipeline.data import data_json
 from pipeline.errors import RoomspaceError
 from pipeline.scene.records import Scene
 from pipeline.seeding import derive_seed
-from pipeline.spatial.checker import answer_set
+from pipeline.spatial.checker import Answers, answer_set
 from pipeline.spatial.difficulty import layout_decides, tightness
-from pipeline.spatial.facts import SETTINGS, Fact
+from pipeline.spatial.facts import SETTINGS, Fact, described_pairs
 from pipeline.spatial.frames import FACINGS, OBSERVER, TOP_DOWN, facing_between, seen_facing, seen_set
 from pipeline.spatial.grid import Cell
 from pipeline.spatial.reasoning import PathStep, reasoning_path
-from pipeline.spatial.relations import DIRECTIONS, direction, direction_of_points, region, relation_words
-from pipeline.text.balance import paired_candidates
+from pipeline.spatial.relations import DIRECTIONS, converse, direction, direction_of_points, region, relation_words
+from pipeline.text.balance import fr_question, seen_likely, type_prior, yn_question
 from pipeline.text.configs import Config
-from pipeline.text.items import Item, Query, asked_no, init_fields, question_pair
+from pipeline.text.items import Item, Query, asked_no, fr_row, init_fields, yn_row
 from pipeline.text.kinds import KINDS, Room
 from pipeline.text.prompts import AGENT_VIEW
 from pipeline.text.stories import Teller, sentences, written_path
@@ -134,7 +134,11 @@ def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
     wording = data_json("agents.json")
     door = _door(scene, base.d)
     teller = Teller(_observer_wording(base, observer.facing))  # the egocentric stories' words
-    slots = []  # per setting and kind: what its FR and YN questions share, and its question's draws
+    balanced = Config.parse(base.config).balanced
+    drawn = _BalancedDraws(base, floor, you_facts, observer, by_key) if balanced else None
+    stories = {setting: {"plan": by_key[setting, TOP_DOWN, "FR"].story, "door": by_key[setting, OBSERVER, "FR"].story}
+               for setting in SETTINGS}
+    slots = []  # per setting and kind: each question type's fields, and the framing's draws
     for setting in SETTINGS:
         told = by_key[setting, TOP_DOWN, "FR"]
         egocentric = _egocentric_story(scene, base, told.facts, you_facts, observer, teller,
@@ -142,7 +146,16 @@ def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
         for kind in FRAMINGS:
             asked = Random(derive_seed(scene.room_id, config, setting, kind))
             story_facts = told.facts + (you_facts if STORY_VIEW[kind] == AGENT_VIEW else ())
-            variables = names + ([AGENT] if STORY_VIEW[kind] == AGENT_VIEW else [])
+            story_pose = {"plan": None, "door": door}.get(kind, observer)
+            story = stories[setting].get(kind, egocentric)
+
+            def fields(question_pose: Pose, query: tuple[str, str], plan_answer: frozenset[str]) -> dict:
+                return _fields(told, kind, setting, story, story_facts, story_pose, question_pose, query, plan_answer,
+                               centres, cells, said, config)
+            if drawn:  # FR and YN ask a pair and stance each, the YN candidate drawn with its own
+                fr, yn, candidate = drawn.questions(setting, kind, asked)
+                slots.append(((fields(*fr), fields(*yn)), candidate, asked))
+                continue
             if kind == "agent":
                 question_pose, query = observer, base.query.pair
             else:
@@ -152,48 +165,110 @@ def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
                 facing = asked.choice([f for f in FACINGS if f not in walls_touched_by((i, j), base.d)])
                 question_pose = Pose(stood, region((i, j), base.d), i, j, facing)
                 query = (asked_about, stood)
-            story_pose = {"plan": None, "door": door}.get(kind, observer)
-            plan_answer = answer_set(story_facts, variables, query, base.d)
-            facing = question_pose.facing
-            answer = seen_set(plan_answer, facing)
-            if kind == "plan":
-                story = told.story
-            elif kind == "door":
-                story = by_key[setting, OBSERVER, "FR"].story
-            else:
-                story = egocentric
-            subject, reference = query
-            path = tuple(_turned_step(step, facing) for step in reasoning_path(story_facts, subject, reference))
-            common = dict(
-                init_fields(told), id=f"{scene.room_id}-{config}-{setting}-{kind}", config=config, view=OBSERVER,
-                setting=setting, facts=story_facts, story=story, answer_set=answer, answer_set_size=len(answer),
-                true_relation=seen_facing(direction(cells[subject], cells[reference]), facing),
-                continuous_relation=seen_facing(direction_of_points(centres[subject], centres[reference]), facing),
-                query=Query(subject, reference), path=path,
-                path_text=written_path(path, subject, said, OBSERVER) if path else "",
-                path_decides=bool(path) and path[-1].composed == answer,
-                tightness=round(tightness(story_facts, base.d), 6),
-                layout_decides=layout_decides(story_facts, query, plan_answer, base.d),
-                kind=kind, story_view=STORY_VIEW[kind], story_pose=story_pose, question_pose=question_pose,
-                frame_changes=FRAME_CHANGES[kind],
-                frame_angle=facing_between(story_pose.facing if story_pose else "N", facing),
-            )
-            slots.append((common, asked))
-    answer_sets = [common["answer_set"] for common, _ in slots]
-    balanced = Config.parse(base.config).balanced
-    if balanced:  # each candidate as often Yes as No within the room
-        paired = paired_candidates(answer_sets, DIRECTIONS, Random(derive_seed(scene.room_id, config, "candidates")))
-    else:
-        ask_no = asked_no(answer_sets, rng)  # as many No as Yes per room
+            variables = names + ([AGENT] if STORY_VIEW[kind] == AGENT_VIEW else [])
+            both = fields(question_pose, query, answer_set(story_facts, variables, query, base.d))
+            slots.append(((both, both), None, asked))
+    if not balanced:  # as many No as Yes per room
+        ask_no = asked_no([yn["answer_set"] for (_, yn), _, _ in slots], rng)
     out = []
-    for k, (common, asked) in enumerate(slots):
-        answer = common["answer_set"]
-        candidate = paired[k] if balanced else \
-            asked.choice(tuple(c for c in DIRECTIONS if c not in answer) if k in ask_no else answer)
-        fr_text, yn_text = _questions(common["kind"], wording, common["query"].pair, common["question_pose"],
-                                      common["story_pose"], said, candidate, asked)
-        out.extend(question_pair(AgentItem, common, common["id"], fr_text, yn_text, candidate))
+    for k, ((fr, yn), candidate, asked) in enumerate(slots):
+        if not balanced:
+            answer = yn["answer_set"]
+            candidate = asked.choice(tuple(c for c in DIRECTIONS if c not in answer) if k in ask_no else answer)
+        fr_text, yn_text = _questions(fr["kind"], wording, fr["query"].pair, fr["question_pose"], fr["story_pose"],
+                                      said, candidate, asked)
+        if fr is not yn:  # a balanced row's YN question asks its own pair and stance
+            yn_text = _questions(yn["kind"], wording, yn["query"].pair, yn["question_pose"], yn["story_pose"],
+                                 said, candidate, asked)[1]
+        out.append(fr_row(AgentItem, fr, fr["id"], fr_text))
+        out.append(yn_row(AgentItem, yn, yn["id"], yn_text, candidate))
     return tuple(out)
+
+
+def _fields(told: Item, kind: str, setting: str, story: str, story_facts: tuple[Fact, ...], story_pose: Pose | None,
+            question_pose: Pose, query: tuple[str, str], plan_answer: frozenset[str], centres: dict, cells: dict,
+            said: Wording, config: str) -> dict:
+    """The fields of an agent row asking `query` from `question_pose`: its answer set (the plan
+    answer `plan_answer` turned to the question's facing), relations, path and difficulty."""
+    facing = question_pose.facing
+    answer = seen_set(plan_answer, facing)
+    subject, reference = query
+    path = tuple(_turned_step(step, facing) for step in reasoning_path(story_facts, subject, reference))
+    return dict(
+        init_fields(told), id=f"{told.room_id}-{config}-{setting}-{kind}", config=config, view=OBSERVER,
+        setting=setting, facts=story_facts, story=story, answer_set=answer, answer_set_size=len(answer),
+        true_relation=seen_facing(direction(cells[subject], cells[reference]), facing),
+        continuous_relation=seen_facing(direction_of_points(centres[subject], centres[reference]), facing),
+        query=Query(subject, reference), path=path,
+        path_text=written_path(path, subject, said, OBSERVER) if path else "",
+        path_decides=bool(path) and path[-1].composed == answer,
+        tightness=round(tightness(story_facts, told.d), 6),
+        layout_decides=layout_decides(story_facts, query, plan_answer, told.d),
+        kind=kind, story_view=STORY_VIEW[kind], story_pose=story_pose, question_pose=question_pose,
+        frame_changes=FRAME_CHANGES[kind],
+        frame_angle=facing_between(story_pose.facing if story_pose else "N", facing),
+    )
+
+
+class _BalancedDraws:
+    """A balanced agent configuration's questions (docs/semantics.md section 17): per setting and
+    framing, the question's target is drawn first and a question of the room that has it found
+    after, among every question the framing may ask: a pair no described pair states, asked from
+    every floor object and every wall it may face (the egocentric framing: from the story's
+    observer). FR and YN draw apart, as the base's balanced items do (pipeline.text.balance), each
+    answer seen from the question's stance; the type prior weighs pairs as seen facing that way."""
+
+    def __init__(self, base: Item, floor: Sequence[str], you_facts: tuple[Fact, ...],
+                 observer: Pose, by_key: dict) -> None:
+        config = Config.parse(base.config)
+        names = [o.name for o in base.objects]
+        described = {(names[a], names[b]) for pair in described_pairs(config.n, config.m) for a, b in (pair, pair[::-1])}
+        every = [(a, b) for a in names for b in names if a != b]
+        self.pairs = [pair for pair in every if pair not in described]  # asked from the observer
+        # asked from a floor object (the pair's second), any pair where no undescribed one ends at one
+        self.moved = [pair for pair in self.pairs if pair[1] in floor] or [pair for pair in every if pair[1] in floor]
+        self.observer = observer
+        self.poses = {name: Pose(name, region((o.i, o.j), base.d), o.i, o.j, "N") for name, o in zip(names, base.objects)}
+        self.facings = {name: [f for f in FACINGS if f not in walls_touched_by((pose.i, pose.j), base.d)]
+                        for name, pose in self.poses.items()}
+        told = {setting: by_key[setting, TOP_DOWN, "FR"].facts for setting in SETTINGS}
+        asked = list(dict.fromkeys(self.pairs + self.moved))
+        plan = _plan_answers(names, told, asked, base.d)  # the plan and door framings' stories
+        egocentric = _plan_answers(names + [AGENT], {s: facts + you_facts for s, facts in told.items()}, asked, base.d)
+        self.answers = {"plan": plan, "door": plan, "agent": egocentric, "agent_moved": egocentric}
+        type_of = dict(zip(names, (o.type for o in base.objects))).__getitem__
+        self.likely = {setting: seen_likely(type_prior().likely(setting, type_of), lambda key: key[2])
+                       for setting in SETTINGS}
+
+    def questions(self, setting: str, kind: str, rng: Random) -> tuple[tuple, tuple, str]:
+        """The FR and the YN question of a setting and framing, each (question pose, pair, plan
+        answer set), and the YN question's candidate."""
+        plan = self.answers[kind][setting]
+        if kind == "agent":
+            keys = [(*pair, self.observer.facing) for pair in self.pairs]
+        else:
+            keys = [(*pair, facing) for pair in self.moved for facing in self.facings[pair[1]]]
+        seen = {key: frozenset(seen_set(plan[key[:2]], key[2])) for key in keys}
+        fr = fr_question(seen, rng, self.likely[setting])
+        yn = yn_question(seen, DIRECTIONS, rng, self.likely[setting])
+        fr_key, yn_key = fr.pair, yn.pair
+        return ((self._pose(kind, fr_key), fr_key[:2], plan[fr_key[:2]]),
+                (self._pose(kind, yn_key), yn_key[:2], plan[yn_key[:2]]), yn.candidate)
+
+    def _pose(self, kind: str, key: tuple[str, str, str]) -> Pose:
+        return self.observer if kind == "agent" else replace(self.poses[key[1]], facing=key[2])
+
+
+def _plan_answers(variables: Sequence[str], facts: dict[str, tuple[Fact, ...]], pairs: Sequence[tuple[str, str]],
+                  d: int) -> dict[str, dict[tuple[str, str], frozenset[str]]]:
+    """Per setting, each pair's answer set on the plan ((b, a)'s the converse of (a, b)'s)."""
+    out: dict[str, dict[tuple[str, str], frozenset[str]]] = {setting: {} for setting in facts}
+    for a, b in pairs:
+        if (a, b) in out[next(iter(facts))]:
+            continue
+        for setting, answer in Answers(variables, (a, b), d).answer_sets(facts).items():
+            out[setting][a, b], out[setting][b, a] = answer, frozenset(map(converse, answer))
+    return out
 
 
 def walls_touched_by(cell: Cell, d: int) -> tuple[str, ...]:

@@ -41,6 +41,7 @@ from functools import cache
 from random import Random
 
 from pipeline.data import data_json
+from pipeline.spatial.frames import FACINGS, seen_facing
 from pipeline.spatial.relations import converse, direction_signs
 
 FR_CLASSES = ((1,), (2, 3), (4, 5, 6), (7, 8), (9,))  # answer-set sizes drawn as one class
@@ -112,6 +113,32 @@ class TypePrior:
 @cache
 def type_prior() -> TypePrior:
     return TypePrior(data_json(PRIOR_FILE))
+
+
+def seen_likely(likely: Likely, facing_of: Callable[[Hashable], str]) -> Likely:
+    """`likely` for questions asked facing a wall (agent rows, pipeline.text.agents): a question is
+    a (subject, object, ...) key whose answer is its pair's plan answer set as seen facing
+    `facing_of(key)`. Its posterior is its pair's turned with it; a seen set's share over all rooms
+    is the mean of its four turnings' plan shares (facings taken as equally likely)."""
+    turned = {facing: [frozenset(seen_facing(code, facing) for code in answer) for answer in likely.sets]
+              for facing in FACINGS}
+    sets = list(dict.fromkeys(answer for facing in FACINGS for answer in turned[facing]))
+    index = {answer: k for k, answer in enumerate(sets)}
+    shares = [0.0] * len(sets)
+    for facing in FACINGS:
+        for answer, share in zip(turned[facing], likely.shares):
+            shares[index[answer]] += share / len(FACINGS)
+    seen: dict[tuple[Pair, str], list[float]] = {}
+
+    def posterior(key: Hashable) -> list[float]:
+        pair, facing = (key[0], key[1]), facing_of(key)
+        if (pair, facing) not in seen:
+            turned_shares = [0.0] * len(sets)
+            for answer, share in zip(turned[facing], likely.posterior(pair)):
+                turned_shares[index[answer]] += share
+            seen[pair, facing] = turned_shares
+        return seen[pair, facing]
+    return Likely(sets, shares, posterior)
 
 
 def no_prior(codes: Sequence[str]) -> Likely:
@@ -205,27 +232,3 @@ def yn_question(answers: Mapping[Pair, AnswerSet], codes: Sequence[str], rng: Ra
     fitting = [p for p in group if (candidate in answers[p]) == yes]
     weights = [1 / (likely.holds(p, candidate) if yes else 1 - likely.holds(p, candidate)) for p in fitting]
     return Drawn(rng.choices(fitting, weights=weights)[0], candidate, fallback=False)
-
-
-def paired_candidates(answers: Sequence[frozenset[str] | tuple[str, ...]], codes: Sequence[str],
-                      rng: Random) -> list[str]:
-    """A YN candidate for each of a room's questions whose answer sets are fixed already (agent rows):
-    candidates are handed out in pairs, each to one question whose answer holds it (Yes) and one whose
-    answer does not (No), a relation both answers allow drawn each time; so within the room every
-    candidate is Yes as often as No. Questions left without a partner get a relation at random."""
-    open_slots = list(range(len(answers)))
-    rng.shuffle(open_slots)
-    chosen: dict[int, str] = {}
-    while True:
-        both = [code for code in codes if any(code in answers[k] for k in open_slots)
-                and any(code not in answers[k] for k in open_slots)]
-        if not both:
-            break
-        code = rng.choice(both)
-        yes = next(k for k in open_slots if code in answers[k])
-        no = next(k for k in open_slots if code not in answers[k])
-        chosen[yes], chosen[no] = code, code
-        open_slots = [k for k in open_slots if k not in (yes, no)]
-    for k in open_slots:
-        chosen[k] = rng.choice(list(codes))
-    return [chosen[k] for k in range(len(answers))]

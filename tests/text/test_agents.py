@@ -20,14 +20,17 @@ from pipeline.text.pictured import first_person_poses
 from pipeline.text.prompts import row_prompt
 
 CONFIG = Config(5, 4, 12)
+BALANCED = Config.parse("n5_m4_d144_balanced")
 
 
-@pytest.fixture(scope="module")
-def rooms(scenes):
+@pytest.fixture(scope="module", params=[CONFIG, BALANCED], ids=["paper", "balanced"])
+def rooms(scenes, request):
+    """Every room's agent rows, of the paper's configuration and of its balanced counterpart: the
+    rules below hold for both (the balanced one draws which questions are asked: test_balance.py)."""
     found = []
     for index in range(SCENE_COUNT):
         scene = load_scene(scene_path(scenes, SCENE_SEED, index))
-        items = room_items(scene, CONFIG)
+        items = room_items(scene, request.param)
         if items:
             found.append((scene, items, agent_items(scene, items)))
     assert len(found) >= 5
@@ -41,10 +44,10 @@ def plan_answer(row) -> frozenset[str]:
 
 
 def test_every_kind_of_every_setting_is_asked_both_ways(rooms):
-    for scene, _, rows in rooms:
+    for scene, items, rows in rooms:
         assert Counter((r.setting, r.kind, r.question_type) for r in rows) == Counter(
             {(s, k, q): 1 for s in SETTINGS for k in FRAMINGS for q in ("FR", "YN")})
-        assert all(r.config == "agent_n5_m4_d144" and r.id.startswith(scene.room_id) for r in rows)
+        assert all(r.config == f"agent_{items[0].config}" and r.id.startswith(scene.room_id) for r in rows)
         assert len({r.id for r in rows}) == len(rows)
 
 
@@ -109,7 +112,7 @@ def test_turning_the_room_and_the_observer_together_changes_no_answer(rooms):
 
 def test_rows_fit_the_schema_and_their_prompts_rebuild_from_the_row(rooms):
     _, _, rows = rooms[0]
-    table = records_table(rows, "agent_n5_m4_d144")
+    table = records_table(rows, rows[0].config)
     for plain in table.to_pylist():
         check_row(plain)
         assert row_prompt(plain) == plain["prompt"]
@@ -157,6 +160,7 @@ def test_same_room_same_rows(rooms):
     assert set(DIRECTIONS) >= {c for r in rows for c in r.answer_set}
 
 
+@pytest.mark.parametrize("rooms", [CONFIG], indirect=True)  # the balanced rows' YN draw: test_balance.py
 def test_yes_and_no_are_balanced_per_room_as_far_as_answer_sets_allow(rooms):
     for _, _, rows in rooms:
         yn = [r for r in rows if r.question_type == "YN"]

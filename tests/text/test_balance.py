@@ -150,26 +150,56 @@ def test_twins_of_balanced_items_tell_each_question_from_its_own_pair(rooms):
     assert len(stories) == len({(t.setting, t.view) for t in twins})  # FR and YN of a setting and view share one story
 
 
-def test_paired_candidates_give_each_relation_as_many_yes_as_no_within_a_room():
-    from pipeline.text.balance import paired_candidates
+def test_balanced_agent_rows_ask_undescribed_pairs_from_the_stances_their_framing_allows():
+    """Each FR and YN question of a balanced agent row is drawn apart: a pair no described pair states,
+    asked from the egocentric observer (agent) or from its second object's cell facing a wall that
+    cell does not touch (the other framings); the answer is the checker's seen from that stance."""
+    from pipeline.spatial.frames import seen_set
+    from pipeline.text.agents import AGENT, agent_items, walls_touched_by
 
-    rng = Random(7)
-    sets = [frozenset(rng.sample(DIRECTIONS, rng.randint(1, 8))) for _ in range(32)]
-    candidates = paired_candidates(sets, DIRECTIONS, Random(1))
-    assert candidates == paired_candidates(sets, DIRECTIONS, Random(1)) and len(candidates) == 32
-    tally = Counter((c, c in s) for c, s in zip(candidates, sets))
-    assert all(tally[c, True] == tally[c, False] for c in DIRECTIONS)  # every slot found a partner here
-
-
-def test_balanced_agent_rows_offer_each_candidate_as_often_yes_as_no_within_a_room():
-    from pipeline.text.agents import agent_items
-
-    for index in (1, 4):
+    apart = 0
+    for index in (1, 4, 7):
         scene = handmade_scene(index)
         rows = agent_items(scene, room_items(scene, BALANCED))
-        tally = Counter((r.candidate, r.answer == "Yes") for r in rows if r.question_type == "YN")
-        unpaired = sum(abs(tally[c, True] - tally[c, False]) for c in DIRECTIONS)
-        assert unpaired <= 2 and all(r.config == f"agent_{BALANCED.name}" for r in rows)
+        assert rows == agent_items(scene, room_items(scene, BALANCED))
+        names = [o.name for o in rows[0].objects]
+        described = {frozenset((names[a], names[b])) for a, b in described_pairs(PAPER.n, PAPER.m)}
+        cells = {o.name: (o.i, o.j) for o in rows[0].objects}
+        for row in rows:
+            assert row.config == f"agent_{BALANCED.name}" and frozenset(row.query.pair) not in described
+            pose = row.question_pose
+            if row.kind == "agent":
+                assert pose == row.story_pose
+            else:
+                assert pose.at == row.query.pair[1] and (pose.i, pose.j) == cells[pose.at]
+                assert pose.facing not in walls_touched_by(cells[pose.at], row.d)
+            variables = names + ([AGENT] if row.story_view == "agent" else [])
+            assert row.answer_set == seen_set(answer_set(row.facts, variables, row.query.pair, row.d), pose.facing)
+        by_slot = {(r.setting, r.kind, r.question_type): r for r in rows}
+        apart += sum((by_slot[s, k, "FR"].query, by_slot[s, k, "FR"].question_pose)
+                     != (by_slot[s, k, "YN"].query, by_slot[s, k, "YN"].question_pose) for s, k, _ in by_slot)
+    assert apart > 0
+
+
+def test_an_agent_questions_type_prior_is_its_pairs_turned_to_the_facing_asked():
+    """seen_likely: a question (a, b, facing) makes a seen answer set as likely as (a, b)'s types make
+    the plan set it turns from; a seen set's share over all rooms is the mean of its turnings'."""
+    from pipeline.spatial.frames import FACINGS, on_plan, seen_facing
+    from pipeline.text.balance import seen_likely
+
+    likely = type_prior().likely("o2_d2", {"a": "Fridge", "b": "Sofa"}.__getitem__)
+    seen = seen_likely(likely, lambda key: key[2])
+    assert sum(seen.shares) == pytest.approx(sum(likely.shares)) and sum(seen.posterior(("a", "b", "E"))) == pytest.approx(1)
+    for facing in FACINGS:
+        for answer, k in likely.sets.items():
+            turned = frozenset(seen_facing(code, facing) for code in answer)
+            assert seen.answer(("a", "b", facing), turned) == pytest.approx(likely.posterior(("a", "b"))[k])
+            assert seen.base(turned) == pytest.approx(sum(
+                likely.base(frozenset(on_plan(seen_facing(code, facing), other) for code in answer))
+                for other in FACINGS) / len(FACINGS))
+        for code in DIRECTIONS:
+            assert seen.holds(("a", "b", facing), code) == pytest.approx(likely.holds(("a", "b"), on_plan(code, facing)))
+    assert seen.answer(("a", "b", "N"), frozenset({"N"})) != seen.answer(("a", "b", "S"), frozenset({"N"}))
 
 
 def _picture(rng: Random, straight: int) -> dict:
