@@ -21,7 +21,10 @@ How it stays exact and fast:
 - many fact sets over the same objects (a room's settings in every configuration of one n and
   d) are answered through `Answers`, a configuration's settings as one batch: a solution of a
   fact set solves every subset of it, so the directions of a known superset's answer need no
-  search, and no search is spent outside a known subset's answer.
+  search, and no search is spent outside a known subset's answer;
+- several pairs of the same objects asked of the same fact sets (a balanced configuration's
+  askable pairs) are answered together (`answer_sets_together`): every solution found for one
+  pair settles a direction of each of the others.
 """
 
 from __future__ import annotations
@@ -88,32 +91,67 @@ class Answers:
         others from the most facts down. The bounds are sought in this batch and the last one
         only (the build asks a configuration just after the one with a pair more): comparing
         with every set known cost more than the solving it saved."""
-        checked = dict(zip(fact_sets, _checked([tuple(facts) for facts in fact_sets.values()], self.variables,
-                                               self.query, self.d)))
-        bounds = list(self._last)
-        answers = {}
-        for key in sorted(checked, key=lambda key: (_coupled(checked[key]), -len(checked[key]))):
-            answers[key] = self._answer(checked[key], bounds)
-            bounds.append(checked[key])
-        self._last = list(checked.values())
-        return {key: answers[key] for key in fact_sets}
+        (answers,) = answer_sets_together((self,), fact_sets)
+        return answers
 
-    def _answer(self, constraints: frozenset[Constraint], bounds: list[frozenset[Constraint]]) -> frozenset[str]:
-        if constraints not in self._known:
-            solved, within = frozenset(), frozenset(DIRECTIONS)
-            for known in bounds:
-                if constraints <= known:
-                    solved |= self._known[known]
-                elif known <= constraints:
-                    within &= self._known[known]
-            self._known[constraints] = (solved if solved == within
-                                        else _answer(constraints, self.variables, self.query, self.d, solved, within))
-        return self._known[constraints]
+    def _bounds(self, constraints: frozenset[Constraint],
+                bounds: list[frozenset[Constraint]]) -> tuple[frozenset[str], frozenset[str]]:
+        """What the known answers of `bounds` say of the answer of `constraints`: the directions it
+        holds (a superset's), and those it lies within (a subset's)."""
+        solved, within = frozenset(), frozenset(DIRECTIONS)
+        for known in bounds:
+            if constraints <= known:
+                solved |= self._known[known]
+            elif known <= constraints:
+                within &= self._known[known]
+        return solved, within
+
+
+def answer_sets_together(answers: Sequence[Answers],
+                         fact_sets: Mapping[K, Iterable[Fact]]) -> list[dict[K, frozenset[str]]]:
+    """`Answers.answer_sets` of each of several `Answers` over the same objects and grid (one per
+    asked pair of a room), the same answers, found together: the network of a fact set is made
+    once for every query, and a solution found while one query's directions are sought settles the
+    directions of every other pair in it, so those need no search of their own."""
+    first = answers[0]
+    if any(other.variables != first.variables or other.d != first.d for other in answers):
+        raise RoomspaceError("answers found together must be over the same objects and grid")
+    checked = dict(zip(fact_sets, _checked([tuple(facts) for facts in fact_sets.values()], first.variables,
+                                           first.query, first.d)))
+    for other in answers[1:]:
+        _validate((), other.variables, other.query, other.d)
+    bounds = [list(known._last) for known in answers]
+    found: list[dict[K, frozenset[str]]] = [{} for _ in answers]
+    for key in sorted(checked, key=lambda key: (_coupled(checked[key]), -len(checked[key]))):
+        constraints, sought = checked[key], []
+        for k, known in enumerate(answers):
+            if constraints not in known._known:
+                solved, within = known._bounds(constraints, bounds[k])
+                if solved == within:
+                    known._known[constraints] = solved
+                else:
+                    sought.append((k, solved, within))
+        if len(sought) == 1:
+            ((k, solved, within),) = sought
+            answers[k]._known[constraints] = _answer(constraints, first.variables, answers[k].query, first.d,
+                                                     solved, within)
+        elif sought:
+            (ks, solved, within) = zip(*sought)
+            queries = tuple(answers[k].query for k in ks)
+            for k, answer in zip(ks, _answers(constraints, first.variables, queries, first.d, solved, within)):
+                answers[k]._known[constraints] = answer
+        for k, known in enumerate(answers):
+            found[k][key] = known._known[constraints]
+            bounds[k].append(constraints)
+    for known in answers:
+        known._last = list(checked.values())
+    return [{key: answered[key] for key in fact_sets} for answered in found]
 
 
 def forget_answers() -> None:
     """Clear the memos of answers, so that the next calls are timed cold (the benchmark)."""
     _answer.cache_clear()
+    _axis_network.cache_clear()
     _axis_answer.cache_clear()
 
 
@@ -146,8 +184,15 @@ def _validate(facts: tuple[Fact, ...], variables: tuple[str, ...], query: tuple[
 @lru_cache(maxsize=4096)
 def _answer(facts: frozenset[Constraint], variables: tuple[str, ...], query: tuple[str, str], d: int,
             solved: frozenset[str], within: frozenset[str]) -> frozenset[str]:
+    (answer,) = _answers(facts, variables, (query,), d, (solved,), (within,))
+    return answer
+
+
+def _answers(facts: frozenset[Constraint], variables: tuple[str, ...], queries: Sequence[tuple[str, str]], d: int,
+             solved: Sequence[frozenset[str]], within: Sequence[frozenset[str]]) -> tuple[frozenset[str], ...]:
+    """The answer of each query (a pair of the variables): every direction its pair takes in some
+    solution of the facts; the `solved` ones are known to, and none lies outside `within`."""
     index = {name: k for k, name in enumerate(variables)}
-    q0, qn = index[query[0]], index[query[1]]
     unary: list[list[str]] = [[] for _ in variables]
     binary: dict[Arc, list[str]] = {}  # per pair (a, b), a < b: the codes of "a is <code> of b"
     for subject, relation, obj in facts:
@@ -159,11 +204,17 @@ def _answer(facts: frozenset[Constraint], variables: tuple[str, ...], query: tup
         code = relation if a < b else _CONVERSE[relation]
         binary.setdefault((min(a, b), max(a, b)), []).append(code)
 
-    (i_domains, i_signs), (j_domains, j_signs) = (_solve_axis(axis, unary, binary, q0, qn, d) for axis in (0, 1))
-    candidates = {code for code, (si, sj) in _SIGNS.items() if si in i_signs and sj in j_signs and code in within}
-    if not _coupled(facts) or candidates == solved:
-        return frozenset(candidates)
-    return _solve_joint(unary, binary, (i_domains, j_domains), candidates, solved, q0, qn, d)
+    pairs = [(index[query[0]], index[query[1]]) for query in queries]
+    (i_domains, i_signs), (j_domains, j_signs) = (_solve_axis(axis, unary, binary, pairs, d) for axis in (0, 1))
+    answers = [frozenset(code for code, (si, sj) in _SIGNS.items() if si in i and sj in j and code in held)
+               for i, j, held in zip(i_signs, j_signs, within)]
+    sought = [k for k, candidates in enumerate(answers) if candidates != solved[k]]
+    if _coupled(facts) and sought:
+        joint = _solve_joint(unary, binary, (i_domains, j_domains), [answers[k] for k in sought],
+                             [solved[k] for k in sought], [pairs[k] for k in sought], d)
+        for k, answer in zip(sought, joint):
+            answers[k] = answer
+    return tuple(answers)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -251,9 +302,9 @@ def _axis_relation(signs: tuple[int, ...], d: int) -> _Relation:
 
 
 def _solve_axis(
-    axis: int, unary: list[list[str]], binary: dict[Arc, list[str]], q0: int, qn: int, d: int
-) -> tuple[tuple[int, ...], frozenset[int]]:
-    """Arc-consistent domains of one axis, and the signs the query pair can take on it.
+    axis: int, unary: list[list[str]], binary: dict[Arc, list[str]], pairs: Sequence[tuple[int, int]], d: int
+) -> tuple[tuple[int, ...], list[frozenset[int]]]:
+    """Arc-consistent domains of one axis, and the signs each query pair can take on it.
 
     Uses the facts that are one condition per axis: regions, NTPP, directions. Exact for a
     problem of only those facts; an over-approximation when TPP or distances also constrain it.
@@ -273,36 +324,49 @@ def _solve_axis(
         signs = tuple(sorted({_SIGNS[c][axis] for c in codes if c in _SIGNS}))
         if signs:
             pair_signs.append((pair, signs))
-    return _axis_answer(tuple(domains), tuple(pair_signs), q0, qn, d)
+    problem = (tuple(domains), tuple(pair_signs))
+    return _axis_network(*problem, d)[0], [_axis_answer(*problem, q0, qn, d) for q0, qn in pairs]
 
 
-@lru_cache(maxsize=4096)
-def _axis_answer(
-    unary_domains: tuple[int, ...], pair_signs: tuple[tuple[Arc, tuple[int, ...]], ...], q0: int, qn: int, d: int
-) -> tuple[tuple[int, ...], frozenset[int]]:
-    """One axis's problem: a domain per variable and the signs of x_a - x_b each pair allows.
-
-    Memoised: settings that differ only in distances or TPP (o2, o2_d2 and o2_d3) share it.
-    No search is needed: unary sets and the relations <, =, > are min-closed (the pairwise
-    minimum of two solutions of a constraint is one too), and for min-closed constraints arc
-    consistency decides satisfiability: if no domain is empty, every variable at its least
-    value is a solution (Jeavons and Cooper 1995, "Tractable constraints on ordered domains").
-    The query "sign is s" is min-closed too, so each sign costs one propagation.
-    """
+@lru_cache(maxsize=1024)
+def _axis_network(
+    unary_domains: tuple[int, ...], pair_signs: tuple[tuple[Arc, tuple[int, ...]], ...], d: int
+) -> tuple[tuple[int, ...], dict[Arc, _Relation], Links, bool]:
+    """One axis's problem without its query: a domain per variable and the signs of x_a - x_b each
+    pair allows, made arc consistent (the domains, the arcs and links, and whether none was wiped
+    out). Memoised: settings that differ only in distances or TPP (o2, o2_d2 and o2_d3) share it,
+    and so do the queries about every pair of one fact set."""
     domains = list(unary_domains)
     arcs = {}
     for (a, b), signs in pair_signs:
         arcs[(a, b)] = _axis_relation(signs, d)
         arcs[(b, a)] = _axis_relation(tuple(-s for s in reversed(signs)), d)
     links = _links(arcs, len(domains))
-    if not all(domains) or not _propagate(domains, links, range(len(domains))):
-        return tuple(domains), frozenset()
+    consistent = all(domains) and _propagate(domains, links, range(len(domains)))
+    return tuple(domains), arcs, links, consistent
+
+
+@lru_cache(maxsize=4096)
+def _axis_answer(
+    unary_domains: tuple[int, ...], pair_signs: tuple[tuple[Arc, tuple[int, ...]], ...], q0: int, qn: int, d: int
+) -> frozenset[int]:
+    """The signs of x_q0 - x_qn on one axis's problem (`_axis_network`).
+
+    No search is needed: unary sets and the relations <, =, > are min-closed (the pairwise
+    minimum of two solutions of a constraint is one too), and for min-closed constraints arc
+    consistency decides satisfiability: if no domain is empty, every variable at its least
+    value is a solution (Jeavons and Cooper 1995, "Tractable constraints on ordered domains").
+    The query "sign is s" is min-closed too, so each sign costs one propagation.
+    """
+    domains, arcs, links, consistent = _axis_network(unary_domains, pair_signs, d)
+    if not consistent:
+        return frozenset()
     signs = set()
     for s in _SIGN_VALUES:
         forward, backward = _axis_relation((s,), d), _axis_relation((-s,), d)
         if _query_propagated(list(domains), _with_query(links, arcs, q0, qn, forward, backward), q0, qn):
             signs.add(s)
-    return tuple(domains), frozenset(signs)
+    return frozenset(signs)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -363,14 +427,14 @@ def _solve_joint(
     unary: list[list[str]],
     binary: dict[Arc, list[str]],
     axis_domains: tuple[tuple[int, ...], tuple[int, ...]],
-    candidates: set[str],
-    solved: frozenset[str],
-    q0: int,
-    qn: int,
+    candidates: Sequence[frozenset[str]],
+    solved: Sequence[frozenset[str]],
+    pairs: Sequence[tuple[int, int]],
     d: int,
-) -> frozenset[str]:
-    """The directions of the query pair over all solutions of the facts, by search over cells;
-    the `solved` ones are known to have solutions."""
+) -> list[frozenset[str]]:
+    """The directions of each query pair over all solutions of the facts, by search over cells,
+    within the pair's candidates; the `solved` ones are known to have solutions. Every solution
+    found settles its direction for every pair."""
     tables = _joint_tables(d)
     domains = []
     for k, codes in enumerate(unary):
@@ -385,25 +449,52 @@ def _solve_joint(
 
     links = _links(arcs, len(domains))
     if not all(domains) or not _propagate(domains, links, range(len(domains))):
-        return frozenset()
+        return [frozenset()] * len(pairs)
     if not arcs:
         # Unary facts only: the query pair may take any cell of each domain.
-        return frozenset(c for c in candidates if domains[q0] & _cell_relation(_CONVERSE[c], d).image(domains[qn]))
+        return [frozenset(c for c in held if domains[q0] & _cell_relation(_CONVERSE[c], d).image(domains[qn]))
+                for held, (q0, qn) in zip(candidates, pairs)]
     # Search for a solution whose direction is still open; each one found settles its
     # direction, and the search that finds none refutes all the open directions at once.
-    found = set(solved)
-    while open_codes := frozenset(candidates - found):
-        forward = _any_of(open_codes, d)
-        backward = _any_of(frozenset(_CONVERSE[c] for c in open_codes), d)
-        query_links = _with_query(links, arcs, q0, qn, forward, backward)
-        trial = list(domains)
-        if not _query_propagated(trial, query_links, q0, qn):
-            break
-        solution = _search(trial, query_links)
-        if solution is None:
-            break
-        found.add(direction(_CELLS[d][solution[q0].bit_length() - 1], _CELLS[d][solution[qn].bit_length() - 1]))
-    return frozenset(found)
+    found = [set(known) for known in solved]
+    into = [[(b, arcs[b, a]) for b, _ in links[a]] for a in range(len(domains))]  # a's facts, seen from the others
+    for k, (q0, qn) in enumerate(pairs):
+        while open_codes := candidates[k] - found[k]:
+            forward = _any_of(open_codes, d)
+            backward = _any_of(frozenset(_CONVERSE[c] for c in open_codes), d)
+            query_links = _with_query(links, arcs, q0, qn, forward, backward)
+            trial = list(domains)
+            if not _query_propagated(trial, query_links, q0, qn):
+                break
+            solution = _search(trial, query_links)
+            if solution is None:
+                break
+            _settle(solution, domains, into, candidates, found, pairs, d)
+    return [frozenset(settled) for settled in found]
+
+
+def _settle(solution: list[int], domains: list[int], into: list[list[tuple[int, _Relation]]],
+            candidates: Sequence[frozenset[str]], found: list[set[str]], pairs: Sequence[tuple[int, int]],
+            d: int) -> None:
+    """The directions of each pair that a solution settles: its own, and each one a pair takes when
+    one of its ends moves to another value of its domain that keeps every fact on it, the other
+    variables where the solution has them (each such move is a solution too). A variable without
+    constraints keeps its domain in a solution: any value of it will do."""
+    values = [value.bit_length() - 1 for value in solution]
+    tables = _joint_tables(d).binary
+    moves: dict[int, int] = {}  # per variable, the values it may move to
+
+    def free(a: int) -> int:
+        if a not in moves:
+            moves[a] = reduce(and_, (relation.rows[values[b]] for b, relation in into[a]), domains[a])
+        return moves[a]
+
+    for settled, held, (a, b) in zip(found, candidates, pairs):
+        settled.add(direction(_CELLS[d][values[a]], _CELLS[d][values[b]]))
+        for code in held - settled:
+            # a moved, b where it is: a is <code> of b; b moved: b is the converse of <code> of a
+            if free(a) & tables[_CONVERSE[code]][values[b]] or free(b) & tables[code][values[a]]:
+                settled.add(code)
 
 
 # ---------------------------------------------------------------------------------------------

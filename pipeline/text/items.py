@@ -24,7 +24,7 @@ from types import MappingProxyType
 from pipeline.data import data_json
 from pipeline.scene.records import Point, Scene, SceneObject
 from pipeline.seeding import derive_seed
-from pipeline.spatial.checker import Answers
+from pipeline.spatial.checker import Answers, answer_sets_together
 from pipeline.spatial.difficulty import layout_decides, tightness
 from pipeline.spatial.facts import SETTINGS, Fact, RasterFacts, described_pairs, hops, raster_facts, story_facts
 from pipeline.spatial.grid import Raster, rasterise
@@ -393,8 +393,8 @@ def _askable(config: Config, choice: Choice, facts: Mapping[str, tuple[Fact, ...
     pairs of footprints, both ways, with their one relation (each object is inside the room: nothing
     to ask there)."""
     names, described = choice.names, described_pairs(config.n, config.m)
-    solved = {pair: known(pair).answer_sets(facts)
-              for pair in combinations(range(config.n), 2) if pair not in described}
+    asked = [pair for pair in combinations(range(config.n), 2) if pair not in described]
+    solved = dict(zip(asked, answer_sets_together([known(pair) for pair in asked], facts)))
     askable: dict[str, dict[tuple[str, str], frozenset[str]]] = {
         setting: {pair: held for (a, b), sets in solved.items()
                   for pair, held in (((names[a], names[b]), sets[setting]),

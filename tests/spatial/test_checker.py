@@ -4,7 +4,7 @@ from hypothesis import strategies as st
 from strategies import random_facts, rasters
 
 from pipeline.errors import RoomspaceError
-from pipeline.spatial.checker import Answers, answer_set
+from pipeline.spatial.checker import Answers, answer_set, answer_sets_together
 from pipeline.spatial.facts import SETTINGS, Fact, described_pairs, setting_facts
 from pipeline.spatial.grid import GRID_SIZES
 from pipeline.spatial.relations import DIRECTIONS, converse, direction
@@ -237,3 +237,43 @@ def test_answers_bounded_by_other_fact_sets_equal_plain_answers(d, data):
             settings_facts[setting] = facts
         answers = known.answer_sets(settings_facts)
         assert answers == {s: answer_set(facts, names, query, d) for s, facts in settings_facts.items()}
+
+
+@pytest.mark.parametrize("d", GRID_SIZES)
+@checks(30)
+@given(data=st.data())
+def test_pairs_answered_together_equal_each_pair_answered_alone(d, data):
+    """answer_sets_together answers several pairs of one room's fact sets at once, each solution found
+    for one pair settling the others' directions in it, some pairs already known from fact sets asked
+    before (the paper's pair of a balanced configuration); each pair's answers must be what the
+    checker says of it alone. Contradictory facts (two rooms' at once) answer nothing for every pair."""
+    n = data.draw(st.integers(3, 6), label="n")
+    raster = data.draw(rasters(n, d))
+    names = [f"o{k + 1}" for k in range(n)]
+    m = data.draw(st.integers(n - 1, n * (n - 1) // 2 - 1), label="m")
+    settings_facts = {setting: setting_facts(raster, names, described_pairs(n, m), setting) for setting in SETTINGS}
+    if data.draw(st.booleans(), label="another room's tpp facts too"):
+        other = setting_facts(data.draw(rasters(n, d)), names, described_pairs(n, n - 1), "tpp")
+        settings_facts = {setting: facts + other for setting, facts in settings_facts.items()}
+    pairs = data.draw(st.lists(st.sampled_from([(a, b) for a in names for b in names if a != b]), min_size=1,
+                               max_size=6, unique=True), label="pairs")
+    answers = [Answers(names, pair, d) for pair in pairs]
+    for known in data.draw(st.lists(st.sampled_from(answers), unique_by=id), label="asked before"):
+        known.answer_sets(settings_facts)
+    together = answer_sets_together(answers, settings_facts)
+    assert together == [{s: answer_set(facts, names, pair, d) for s, facts in settings_facts.items()}
+                        for pair in pairs]
+
+
+@pytest.mark.parametrize("d", GRID_SIZES)
+@checks(60)
+@given(data=st.data())
+def test_pairs_answered_together_on_arbitrary_facts(d, data):
+    """As above, on arbitrary facts: objects no fact relates to another (any cell of their domains
+    does in a solution), distances and TPP on any pair."""
+    n = data.draw(st.integers(2, 5), label="n")
+    names = [f"v{k}" for k in range(n)]
+    fact_sets = {k: tuple(data.draw(random_facts(names, max_facts=2 * n + 2))) for k in range(2)}
+    pairs = [(a, b) for a in names for b in names if a != b]
+    together = answer_sets_together([Answers(names, pair, d) for pair in pairs], fact_sets)
+    assert together == [{k: answer_set(facts, names, pair, d) for k, facts in fact_sets.items()} for pair in pairs]
