@@ -38,6 +38,7 @@ import pyarrow.parquet as pq
 
 from pipeline.dataset.layout import questions
 from pipeline.errors import RoomspaceError
+from pipeline.parallel import ordered_map
 from pipeline.seeding import derive_seed
 from pipeline.spatial.facts import Fact, facts_held
 from pipeline.spatial.grid import Cell as GridCell
@@ -273,14 +274,19 @@ def file_questions(paths: Iterable[Path], rooms: range | None = None, config: st
 
 
 def files_audit(files: Mapping[str, Sequence[Path]], fitting: Mapping[str, Sequence[Path]] | None,
-                rooms: range | None = None, seed: int = 0) -> list[Cell]:
-    """The audit of each configuration's files (`fitting`: the train split's, else halves of these rooms)."""
-    cells = []
-    for config, paths in files.items():
-        found = file_questions(paths, rooms, config)
-        fitted = file_questions(fitting[config], config=config) if fitting else None
-        cells.extend(audit_cells(found, blind_answers(found, fitted, seed)))
-    return cells
+                rooms: range | None = None, seed: int = 0, workers: int = 1) -> list[Cell]:
+    """The audit of each configuration's files (`fitting`: the train split's, else halves of these rooms),
+    the configurations audited by `workers` processes at once (pipeline.parallel: the same cells)."""
+    tasks = [(config, paths, fitting[config] if fitting else None, rooms, seed) for config, paths in files.items()]
+    return [cell for cells in ordered_map(_config_audit, tasks, workers) for cell in cells]
+
+
+def _config_audit(task: tuple) -> list[Cell]:
+    """One configuration's cells (`files_audit`)."""
+    config, paths, fitting, rooms, seed = task
+    found = file_questions(paths, rooms, config)
+    fitted = None if fitting is None else file_questions(fitting, config=config)
+    return audit_cells(found, blind_answers(found, fitted, seed))
 
 
 

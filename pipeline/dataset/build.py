@@ -376,7 +376,7 @@ def build(plan: BuildPlan, scenes_dir: Path, out: Path, workers: int = 1, progre
             remove_stale_temporaries(Path(scenes_dir))
             report = BuildReport(out)
             _write_shards(plan, scenes_dir, out, manifest, report, workers, progress, scheduler)
-            finish(out, plan, manifest, report, Path(scenes_dir))
+            finish(out, plan, manifest, report, Path(scenes_dir), workers)
         except BaseException:
             if created and _nothing_kept(out):
                 shutil.rmtree(out, ignore_errors=True)  # leave no folder behind that holds nothing of the build
@@ -493,9 +493,11 @@ def write_shard(out: Path, plan: BuildPlan, part: Part, results: list[SpilledRoo
     return ShardEntry((part.rooms.start, part.rooms.stop), files, stats)
 
 
-def finish(out: Path, plan: BuildPlan, manifest: dict, report: BuildReport, scenes_dir: Path) -> None:
-    """The house check of a build with training splits, the card from the manifest's statistics; then
-    the build is marked complete."""
+def finish(out: Path, plan: BuildPlan, manifest: dict, report: BuildReport, scenes_dir: Path,
+           workers: int = 1) -> None:
+    """The house check of a build with training splits, the card from the manifest's statistics (its
+    audit's configurations fitted by `workers` local processes at once, the build's workers being done);
+    then the build is marked complete."""
     if len(plan.split_rooms) > 1:
         manifest["houses"] = check_houses(scenes_dir, plan)
     _count_rows(plan, manifest, report)
@@ -508,7 +510,7 @@ def finish(out: Path, plan: BuildPlan, manifest: dict, report: BuildReport, scen
                         {split: _stats(plan, manifest, split) for split in plan.split_rooms}, examples,
                         {config: {split: shard_files(out, manifest, config, split) for split in plan.split_rooms}
                          for config in plan.names}, manifest.get("houses"),
-                        None if plan.renderer.identity() is None else plan.renderer.describe())
+                        None if plan.renderer.identity() is None else plan.renderer.describe(), workers)
     write_atomic(out / "README.md", lambda target: target.write_text(card, encoding="utf-8"))
     manifest["complete"] = True
     write_manifest(out, manifest)

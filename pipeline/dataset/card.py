@@ -432,10 +432,10 @@ CARD_ROOMS = 300  # the card's audit reads the first test rooms: seconds a confi
 CARD_LEAST_ROOMS = 8  # fewer test rooms give the baselines nothing to learn from: their numbers would be noise
 
 
-def audit_section(files: Mapping[str, Mapping[str, Sequence[Path]]], rooms: int) -> str:
+def audit_section(files: Mapping[str, Mapping[str, Sequence[Path]]], rooms: int, workers: int = 1) -> str:
     """The card's shortcut audit (pipeline.dataset.audit) of every configuration's first CARD_ROOMS
     test rooms, fitted on the train split where there is one, or why there is none (`rooms`: the
-    build's test rooms)."""
+    build's test rooms; `workers`: processes auditing configurations at once)."""
     if rooms < CARD_LEAST_ROOMS:
         return (f"Not measured for a build of {rooms} test rooms: the blind baselines need {CARD_LEAST_ROOMS} or "
                 "more to learn from (`roomspace audit` on a larger build).")
@@ -443,7 +443,7 @@ def audit_section(files: Mapping[str, Mapping[str, Sequence[Path]]], rooms: int)
     train = {config: by_split["train"] for config, by_split in files.items()} if all(
         "train" in by_split for by_split in files.values()) else None
     try:
-        table = audit_table(files_audit(test, train, range(CARD_ROOMS)))
+        table = audit_table(files_audit(test, train, range(CARD_ROOMS), workers=workers))
     except BlindUnavailable as reason:
         return f"Not measured for this build: {reason}."
     fitted = "the train split" if train else "each half of the rooms, scored on the other half"
@@ -460,11 +460,12 @@ def audit_section(files: Mapping[str, Mapping[str, Sequence[Path]]], rooms: int)
 
 def dataset_card(name: str, seed: int, rooms: Mapping[str, int], stats_by_split: Mapping[str, Mapping[str, Stats]],
                  examples: list[dict], files: Mapping[str, Mapping[str, Sequence[Path]]],
-                 houses: Mapping | None = None, renderer: str | None = None) -> str:
+                 houses: Mapping | None = None, renderer: str | None = None, workers: int = 1) -> str:
     """README.md of a build. `rooms` and `stats_by_split` per split (card order), the statistics per
     configuration; `files` are each configuration's Parquet files per split (for the byte sizes the
     header declares); `houses` is the training splits' house check (pipeline.dataset.build.check_houses);
-    `renderer` what rendered the images, where not the offline renderer (its settings in words)."""
+    `renderer` what rendered the images, where not the offline renderer (its settings in words);
+    `workers` the processes the audit may use (`audit_section`)."""
     stats_by_config = stats_by_split[DATASET_SPLIT]
     configs = list(stats_by_config)
     sizes = {c: {split: config_size(files[c][split], c) for split in stats_by_split} for c in configs}
@@ -473,7 +474,7 @@ def dataset_card(name: str, seed: int, rooms: Mapping[str, int], stats_by_split:
         name=name, seed=seed, rooms=rooms[DATASET_SPLIT], configs=", ".join(f"`{c}`" for c in configs), first=configs[0],
         relations=", ".join(DIRECTIONS), statistics=statistics_section(stats_by_config),
         examples=example_section(examples), training=training_section(rooms, stats_by_split, houses),
-        audit=audit_section(files, rooms[DATASET_SPLIT]),
+        audit=audit_section(files, rooms[DATASET_SPLIT], workers),
         renderer="" if renderer is None else f" The images were rendered by {renderer}, the same views and labels as "
                                              "the offline renderer's (pipeline/render/blender.py).",
     )
