@@ -250,7 +250,8 @@ class _BalancedDraws:
             keys = [(*pair, facing) for pair in self.moved for facing in self.facings[pair[1]]]
         seen = {key: frozenset(seen_set(plan[key[:2]], key[2])) for key in keys}
         fr = fr_question(seen, rng, self.likely[setting])
-        yn = yn_question(seen, DIRECTIONS, rng, self.likely[setting])
+        # YN: both answers had among questions facing one wall, so that the wall named says nothing of it
+        yn = yn_question(seen, DIRECTIONS, rng, self.likely[setting], lambda key: key[2])
         fr_key, yn_key = fr.pair, yn.pair
         return ((self._pose(kind, fr_key), fr_key[:2], plan[fr_key[:2]]),
                 (self._pose(kind, yn_key), yn_key[:2], plan[yn_key[:2]]), yn.candidate)

@@ -153,7 +153,8 @@ def test_twins_of_balanced_items_tell_each_question_from_its_own_pair(rooms):
 def test_balanced_agent_rows_ask_undescribed_pairs_from_the_stances_their_framing_allows():
     """Each FR and YN question of a balanced agent row is drawn apart: a pair no described pair states,
     asked from the egocentric observer (agent) or from its second object's cell facing a wall that
-    cell does not touch (the other framings); the answer is the checker's seen from that stance."""
+    cell does not touch (the other framings); the answer is the checker's seen from that stance, and
+    a YN question's other answer is had by a question of its framing facing the same wall."""
     from pipeline.spatial.frames import seen_set
     from pipeline.text.agents import AGENT, agent_items, walls_touched_by
 
@@ -165,6 +166,8 @@ def test_balanced_agent_rows_ask_undescribed_pairs_from_the_stances_their_framin
         names = [o.name for o in rows[0].objects]
         described = {frozenset((names[a], names[b])) for a, b in described_pairs(PAPER.n, PAPER.m)}
         cells = {o.name: (o.i, o.j) for o in rows[0].objects}
+        hung = {(o.type, o.x, o.z) for o in scene.objects if o.wall_hung}
+        floor = {o.name for o in rows[0].objects if (o.type, o.x, o.z) not in hung}
         for row in rows:
             assert row.config == f"agent_{BALANCED.name}" and frozenset(row.query.pair) not in described
             pose = row.question_pose
@@ -175,6 +178,11 @@ def test_balanced_agent_rows_ask_undescribed_pairs_from_the_stances_their_framin
                 assert pose.facing not in walls_touched_by(cells[pose.at], row.d)
             variables = names + ([AGENT] if row.story_view == "agent" else [])
             assert row.answer_set == seen_set(answer_set(row.facts, variables, row.query.pair, row.d), pose.facing)
+            if row.question_type == "YN":  # the other answer is had by a question of the framing facing that wall
+                others = [(a, b) for a in names for b in names if a != b and frozenset((a, b)) not in described
+                          and (row.kind == "agent" or b in floor and pose.facing not in walls_touched_by(cells[b], row.d))]
+                assert any((row.candidate in seen_set(answer_set(row.facts, variables, pair, row.d), pose.facing))
+                           != (row.answer == "Yes") for pair in others), row.id
         by_slot = {(r.setting, r.kind, r.question_type): r for r in rows}
         apart += sum((by_slot[s, k, "FR"].query, by_slot[s, k, "FR"].question_pose)
                      != (by_slot[s, k, "YN"].query, by_slot[s, k, "YN"].question_pose) for s, k, _ in by_slot)
