@@ -41,7 +41,7 @@ from pipeline.scene.records import Scene
 from pipeline.seeding import derive_seed
 from pipeline.spatial.checker import Answers, answer_set
 from pipeline.spatial.difficulty import layout_decides, tightness
-from pipeline.spatial.facts import SETTINGS, Fact, described_pairs
+from pipeline.spatial.facts import SETTINGS, Fact, described_pairs, hops
 from pipeline.spatial.frames import FACINGS, OBSERVER, TOP_DOWN, facing_between, seen_facing, seen_set
 from pipeline.spatial.grid import Cell
 from pipeline.spatial.reasoning import PathStep, reasoning_path
@@ -154,7 +154,8 @@ def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
                                centres, cells, said, config)
             if drawn:  # FR and YN ask a pair and stance each, the YN candidate drawn with its own
                 fr, yn, candidate = drawn.questions(setting, kind, asked)
-                slots.append(((fields(*fr), fields(*yn)), candidate, asked))
+                slots.append(((dict(fields(*fr), hops=drawn.hops(fr[1])), dict(fields(*yn), hops=drawn.hops(yn[1]))),
+                              candidate, asked))
                 continue
             if kind == "agent":
                 question_pose, query = observer, base.query.pair
@@ -222,7 +223,9 @@ class _BalancedDraws:
                  observer: Pose, by_key: dict) -> None:
         config = Config.parse(base.config)
         names = [o.name for o in base.objects]
-        described = {(names[a], names[b]) for pair in described_pairs(config.n, config.m) for a, b in (pair, pair[::-1])}
+        self.n, self.described = config.n, described_pairs(config.n, config.m)
+        self.position = {name: k for k, name in enumerate(names)}
+        described = {(names[a], names[b]) for pair in self.described for a, b in (pair, pair[::-1])}
         every = [(a, b) for a in names for b in names if a != b]
         self.pairs = [pair for pair in every if pair not in described]  # asked from the observer
         # asked from a floor object (the pair's second), any pair where no undescribed one ends at one
@@ -255,6 +258,11 @@ class _BalancedDraws:
         fr_key, yn_key = fr.pair, yn.pair
         return ((self._pose(kind, fr_key), fr_key[:2], plan[fr_key[:2]]),
                 (self._pose(kind, yn_key), yn_key[:2], plan[yn_key[:2]]), yn.candidate)
+
+    def hops(self, pair: tuple[str, str]) -> int:
+        """The described pairs between a pair's objects (items.py's hops; the paper's agent rows keep
+        their story's question's, whatever pair they ask)."""
+        return hops(self.n, self.described, (self.position[pair[0]], self.position[pair[1]]))
 
     def _pose(self, kind: str, key: tuple[str, str, str]) -> Pose:
         return self.observer if kind == "agent" else replace(self.poses[key[1]], facing=key[2])

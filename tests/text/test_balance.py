@@ -9,7 +9,7 @@ import pytest
 from handmade import handmade_scene
 
 from pipeline.spatial.checker import answer_set
-from pipeline.spatial.facts import SETTINGS, described_pairs
+from pipeline.spatial.facts import SETTINGS, described_pairs, hops
 from pipeline.spatial.relations import DIRECTIONS, VIEWS
 from pipeline.spatial.topology import RCC8, rcc8_converse
 from pipeline.testing.oracle import oracle_answer_set
@@ -170,6 +170,8 @@ def test_balanced_agent_rows_ask_undescribed_pairs_from_the_stances_their_framin
         floor = {o.name for o in rows[0].objects if (o.type, o.x, o.z) not in hung}
         for row in rows:
             assert row.config == f"agent_{BALANCED.name}" and frozenset(row.query.pair) not in described
+            a, b = (names.index(name) for name in row.query.pair)
+            assert row.hops == hops(PAPER.n, described_pairs(PAPER.n, PAPER.m), (a, b)) >= 2
             pose = row.question_pose
             if row.kind == "agent":
                 assert pose == row.story_pose
