@@ -26,10 +26,12 @@ a map of uniformly drawn cells (seeded per question). No limit applies to maps.
 
 from __future__ import annotations
 
+import multiprocessing
 import re
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from random import Random
@@ -38,7 +40,7 @@ import pyarrow.parquet as pq
 
 from pipeline.dataset.layout import questions
 from pipeline.errors import RoomspaceError
-from pipeline.parallel import ordered_map
+from pipeline.parallel import usable_cores, worker_setup
 from pipeline.seeding import derive_seed
 from pipeline.spatial.facts import Fact, facts_held
 from pipeline.spatial.grid import Cell as GridCell
@@ -275,18 +277,29 @@ def file_questions(paths: Iterable[Path], rooms: range | None = None, config: st
 
 def files_audit(files: Mapping[str, Sequence[Path]], fitting: Mapping[str, Sequence[Path]] | None,
                 rooms: range | None = None, seed: int = 0, workers: int = 1) -> list[Cell]:
-    """The audit of each configuration's files (`fitting`: the train split's, else halves of these rooms),
-    the configurations audited by `workers` processes at once (pipeline.parallel: the same cells)."""
+    """The audit of each configuration's files (`fitting`: the train split's, else halves of these rooms).
+
+    With `workers` 2 or more (and two cores), the later half of the configurations is audited in a
+    forked process while this one audits the first half: the same cells, in the same order, on two
+    cores. One process more, not a pool of two: each forked process holds a copy of this one's pages.
+    """
     tasks = [(config, paths, fitting[config] if fitting else None, rooms, seed) for config, paths in files.items()]
-    return [cell for cells in ordered_map(_config_audit, tasks, workers) for cell in cells]
+    if workers < 2 or len(tasks) < 2 or usable_cores() < 2:
+        return _configs_audit(tasks)
+    half = len(tasks) // 2
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"), initializer=worker_setup) as pool:
+        later = pool.submit(_configs_audit, tasks[half:])
+        return _configs_audit(tasks[:half]) + later.result()
 
 
-def _config_audit(task: tuple) -> list[Cell]:
-    """One configuration's cells (`files_audit`)."""
-    config, paths, fitting, rooms, seed = task
-    found = file_questions(paths, rooms, config)
-    fitted = None if fitting is None else file_questions(fitting, config=config)
-    return audit_cells(found, blind_answers(found, fitted, seed))
+def _configs_audit(tasks: Sequence[tuple]) -> list[Cell]:
+    """The cells of these configurations (`files_audit`), in turn."""
+    cells = []
+    for config, paths, fitting, rooms, seed in tasks:
+        found = file_questions(paths, rooms, config)
+        fitted = None if fitting is None else file_questions(fitting, config=config)
+        cells.extend(audit_cells(found, blind_answers(found, fitted, seed)))
+    return cells
 
 
 

@@ -221,13 +221,14 @@ def test_the_statistics_lines_read_as_english(counted):
 
 def test_the_card_carries_the_shortcut_audit_of_every_configuration(scenes, tmp_path):
     """The audit section: the blind baselines' table (pipeline.dataset.audit), a line per configuration
-    and setting, the same as files_audit gives on the build's files, and which family to compare on."""
+    and setting, the same as files_audit gives on the build's files, and which family to compare on.
+    The build's two workers audit its configurations in two processes: the same table as one."""
     from pipeline.dataset.audit import audit_table, files_audit
     from pipeline.dataset.card import CARD_LEAST_ROOMS, CARD_ROOMS
 
     out = tmp_path / "roomspace-audit"
     plan = BuildPlan.asked("roomspace-audit", SCENE_SEED, CARD_LEAST_ROOMS, parse_configs(f"{BASE},{BASE}_balanced"))
-    build(plan, scenes, out, workers=1, progress=False)
+    build(plan, scenes, out, workers=2, progress=False)
     card = (out / "README.md").read_text(encoding="utf-8")
     section = card.split("## Shortcut audit", 1)[1].split("## Examples", 1)[0]
     files = {config: sorted((out / "data" / config).glob("test-*.parquet")) for config in (BASE, f"{BASE}_balanced")}
