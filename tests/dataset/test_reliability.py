@@ -46,6 +46,14 @@ def cli_build(scenes: Path, out: Path, workers: int = 2, asked: tuple[str, ...] 
             "--out", str(out), "--workers", str(workers), "--quiet"]
 
 
+def rerun(scenes: Path, out: Path, asked: tuple[str, ...] = ()) -> None:
+    """The CLI build of cli_build run again after a kill, in this process (the command's own entry point,
+    without a fresh interpreter's start-up); the SIGTERM test reruns in a fresh process."""
+    from pipeline.cli import main
+
+    assert main(cli_build(scenes, out, asked=asked)[3:]) == 0
+
+
 # Every kind of configuration, balanced too, in 3 shards of 2 rooms: their card has the vision kinds'
 # pair-question lines and the agent kinds' framing tables, which a resumed build must write as a clean one does.
 EVERY_BASE = "n5_m4_d144"
@@ -108,8 +116,7 @@ def test_sigkill_at_any_moment_then_rerun_gives_the_same_bytes(scenes, reference
     out = tmp_path / NAME
     killed = injected(scenes, out, suffix, nth, when, "SIGKILL", tmp_path / "children")
     assert killed.returncode == -signal.SIGKILL, killed.stderr
-    rerun = subprocess.run(cli_build(scenes, out), capture_output=True, text=True)
-    assert rerun.returncode == 0, rerun.stderr
+    rerun(scenes, out)
     assert files(out) == files(reference)
 
 
@@ -126,8 +133,7 @@ def test_a_resumed_build_of_every_kind_writes_the_same_bytes_card_included(scene
     out = tmp_path / NAME
     killed = injected(scenes, out, suffix, nth, when, "SIGKILL", tmp_path / "children", asked=EVERY_KIND)
     assert killed.returncode == -signal.SIGKILL, killed.stderr
-    rerun = subprocess.run(cli_build(scenes, out, asked=EVERY_KIND), capture_output=True, text=True)
-    assert rerun.returncode == 0, rerun.stderr
+    rerun(scenes, out, asked=EVERY_KIND)
     resumed, clean = files(out), files(every_kind_reference)
     assert resumed["README.md"].decode() == clean["README.md"].decode()
     assert resumed == clean
