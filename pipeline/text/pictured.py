@@ -30,9 +30,10 @@ object (`Sighting`, pipeline.render.door.sightings): this module reads no image.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import combinations
 from random import Random
 
@@ -44,7 +45,7 @@ from pipeline.spatial.frames import OBSERVER, seen_facing
 from pipeline.spatial.grid import Cell, rasterise
 from pipeline.spatial.relations import DIRECTIONS, converse, direction, direction_of_points, direction_of_signs, relation_words
 from pipeline.text.agents import AHEAD, NEAR_AHEAD, AgentItem, Pose, half_view, observer_frame, stances
-from pipeline.text.balance import no_prior, relation_questions, yn_question
+from pipeline.text.balance import TypePrior, relation_questions, yn_question
 from pipeline.text.items import NO_REASONING, Item, Query, fr_row, init_fields, yn_row
 from pipeline.text.prompts import AGENT_VIEW, CENTRES_SETTING, IMAGE_ONLY_SETTING, PAIR_MODALITIES
 from pipeline.text.stories import Teller
@@ -55,6 +56,7 @@ BEARING_MARGIN = 10.0  # degrees: a picture tells left from right when the centr
 IN_LINE = 2.0  # degrees: balanced configurations read centres this close in bearing as one behind the other
 MIN_SHARE = 0.3  # a perspective picture shows an object when this share of its pixels is not hidden
 PAIRS_PER_VIEW = 4  # clear pairs asked per room and image, at most
+PICTURE_PRIOR_FILE = "picture_prior.json"  # fitted by python -m pipeline.dataset.picture_prior
 
 
 @dataclass(frozen=True)
@@ -319,10 +321,10 @@ def _asked(scene: Scene, picture: Picture, d: int, balanced: bool, rng: Random) 
     question type. The paper's configurations draw pairs, each in a drawn order, and ask half of
     the YN questions truly (the odd one by lot). A balanced one also reads pairs in line
     (`pictured_relation`), asks FR questions about its straight pairs and two diagonal pairs per
-    straight one, each drawn as its relation first (`relation_questions`: fewer FR questions than
-    numbers where the picture has few straight pairs, none where it has none; `_Asked.fr` None),
-    and draws each YN question's candidate among the relations both answers allow, a fair coin, then
-    a pair (pipeline.text.balance)."""
+    straight one (`relation_questions`: fewer FR questions than numbers where the picture has few
+    straight pairs, none where it has none; `_Asked.fr` None), and draws each YN question's
+    candidate among the relations both answers allow, a fair coin, then a pair (pipeline.text.balance);
+    its pairs weighed against what their objects make likely in such a picture (`picture_prior`)."""
     relations = clear_pairs(scene, picture, d, in_line=balanced)
     unordered = [pair for pair in relations if scene.prominent.index(pair[0]) < scene.prominent.index(pair[1])]
     count = min(PAIRS_PER_VIEW, len(unordered))
@@ -332,13 +334,26 @@ def _asked(scene: Scene, picture: Picture, d: int, balanced: bool, rng: Random) 
         return [_Asked(pair, pair, relations[pair] if k in yes else rng.choice(
             [c for c in DIRECTIONS if c != relations[pair]]), relations) for k, pair in enumerate(chosen)]
     out = []
-    fr = relation_questions(relations, count, rng)
+    likely = picture_prior().likely(picture_kind(picture.name), lambda obj: type_words(obj.type))
+    fr = relation_questions(relations, count, rng, likely)
     left = dict(relations)
     for k in range(count):
-        yn = yn_question({pair: frozenset({code}) for pair, code in left.items()}, DIRECTIONS, rng, no_prior(DIRECTIONS))
+        yn = yn_question({pair: frozenset({code}) for pair, code in left.items()}, DIRECTIONS, rng, likely)
         out.append(_Asked(fr[k] if k < len(fr) else None, yn.pair, yn.candidate, relations))
         del left[yn.pair], left[yn.pair[::-1]]
     return out
+
+
+def picture_kind(image_name: str) -> str:
+    """What kind of picture an image is: top_down, south_door or first_person (first_person_2 too)."""
+    return re.sub(r"_\d+$", "", image_name)
+
+
+@cache
+def picture_prior() -> TypePrior:
+    """How likely what a question calls two objects makes each relation a kind of picture shows
+    between them (pipeline.dataset.picture_prior fits it on rooms no default build uses)."""
+    return TypePrior(data_json(PICTURE_PRIOR_FILE))
 
 
 def _scene_object(scene: Scene, story_object) -> SceneObject:
