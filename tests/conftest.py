@@ -9,6 +9,7 @@ from pipeline.scene.scene_folder import sample_scenes
 
 SCENE_SEED = 45  # houses 0..3 are a Kitchen, a Bathroom, a LivingRoom and a Bedroom
 SCENE_COUNT = 9
+ROOMSPACE_100 = (0, 100)  # seed, houses: `make roomspace-100`'s rooms, read by the slow tests of every room of it
 
 
 @pytest.fixture(scope="session")
@@ -16,6 +17,16 @@ def scenes(tmp_path_factory) -> Path:
     """Houses 0..SCENE_COUNT-1 of SCENE_SEED, sampled once; tests only read them."""
     out = tmp_path_factory.mktemp("scenes")
     sample_scenes(count=SCENE_COUNT, seed=SCENE_SEED, out=out, progress=False, workers=2)
+    return out
+
+
+@pytest.fixture(scope="session")
+def roomspace_100_scenes(tmp_path_factory) -> Path:
+    """Houses 0..99 of seed 0, as `make roomspace-100` samples them, sampled once for the slow tests that
+    read them all (labels, pictured questions); tests only read them."""
+    seed, count = ROOMSPACE_100
+    out = tmp_path_factory.mktemp("roomspace-100-scenes")
+    sample_scenes(count=count, seed=seed, out=out, progress=False, workers=2)
     return out
 
 

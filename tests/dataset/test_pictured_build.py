@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SCENE_COUNT, SCENE_SEED
+from conftest import ROOMSPACE_100, SCENE_COUNT, SCENE_SEED
 from shapely.geometry import Point, Polygon
 
 from pipeline.dataset.build import BuildPlan, build
@@ -177,14 +177,11 @@ def test_every_image_only_question_of_a_few_rooms_answers_what_its_picture_shows
 
 
 @pytest.mark.slow
-def test_every_image_only_question_of_100_rooms_answers_what_its_picture_shows(tmp_path, capsys):
-    from pipeline.scene.scene_folder import sample_scenes
-
-    scenes = tmp_path / "scenes"
-    sample_scenes(count=100, seed=0, out=scenes, progress=False, workers=2)
-    out = built(scenes, 100, tmp_path / "pictured-100", 0)
-    checked, problems = check_build(out, scenes, 0)
+def test_every_image_only_question_of_100_rooms_answers_what_its_picture_shows(roomspace_100_scenes, tmp_path, capsys):
+    seed, rooms = ROOMSPACE_100
+    out = built(roomspace_100_scenes, rooms, tmp_path / "pictured-100", seed)
+    checked, problems = check_build(out, roomspace_100_scenes, seed)
     with capsys.disabled():
-        print(f"\n100 rooms: checked {dict(checked)}; contradictions {len(problems)}")
+        print(f"\n{rooms} rooms: checked {dict(checked)}; contradictions {len(problems)}")
     assert problems == []
-    assert checked["rooms with two first-person images or more"] == 100
+    assert checked["rooms with two first-person images or more"] == rooms

@@ -8,7 +8,7 @@ from itertools import combinations
 
 import numpy as np
 import pytest
-from conftest import SCENE_COUNT, SCENE_SEED
+from conftest import ROOMSPACE_100, SCENE_COUNT, SCENE_SEED
 from handmade import SIDE, room, thing
 from PIL import Image
 from shapely.geometry import Point, Polygon, box
@@ -22,13 +22,11 @@ from pipeline.render.png import LabelPlace, image_labels, label_places, png_byte
 from pipeline.render.style import colour, style
 from pipeline.scene.records import Scene
 from pipeline.scene.scene_file import load_house, load_scene, scene_path
-from pipeline.scene.scene_folder import sample_scenes
 from pipeline.text.configs import Config
 from pipeline.text.items import room_items
 from pipeline.text.pictured import story_labels
 from pipeline.text.words import object_labels, type_words
 
-ROOMSPACE_100 = (0, 100)  # seed, rooms
 VISION_BASE = Config(5, 4, 12)  # `make roomspace-100`'s vision configuration is vision_n5_m4_d144
 
 
@@ -109,11 +107,10 @@ def test_labels_of_sampled_rooms_are_legible_and_point_at_their_objects(scenes, 
 
 
 @pytest.mark.slow
-def test_labels_of_roomspace_100_are_legible_and_point_at_their_objects(tmp_path):
+def test_labels_of_roomspace_100_are_legible_and_point_at_their_objects(roomspace_100_scenes):
     seed, rooms = ROOMSPACE_100
-    sample_scenes(count=rooms, seed=seed, out=tmp_path, progress=False, workers=2)
     for index in range(rooms):
-        path = scene_path(tmp_path, seed, index)
+        path = scene_path(roomspace_100_scenes, seed, index)
         scene = load_scene(path)
         items = room_items(scene, VISION_BASE)  # as `make roomspace-100` draws its vision images: the stories' names
         names = story_labels(scene, items) if items else None
