@@ -19,37 +19,44 @@ import argparse
 from collections.abc import Iterator
 from pathlib import Path
 
+import pyarrow.parquet as pq
+
 from pipeline.dataset.audit import object_type
-from pipeline.dataset.manifest import DATASET_SPLIT
-from pipeline.evaluate.rows import open_rows
+from pipeline.dataset.layout import questions
+from pipeline.dataset.manifest import build_configs, read_manifest, shard_files
 from pipeline.spatial.relations import DIRECTIONS
 from pipeline.text.kinds import parse
 from pipeline.text.pictured import PICTURE_PRIOR_FILE, picture_kind
 from pipeline.text.prior import dumps, prior_table
 from pipeline.text.prompts import IMAGE_ONLY_SETTING
 
-COLUMNS = ("config", "setting", "question_type", "image_name", "query", "answer_set")
+COLUMNS = ("setting", "question_type", "image_name", "query", "answer_set")
 
 
-def seen(source: str) -> Iterator[tuple[str, str, str, frozenset[str]]]:
+def seen(build: Path) -> Iterator[tuple[str, str, str, frozenset[str]]]:
     """(kind of picture, subject, object, {relation}) of every image-only FR pair question of the
-    paper's image configurations of a build."""
-    rows = open_rows(source, DATASET_SPLIT)
-    configs = [c for c in rows.configs if parse(c)[0].shared_images and not parse(c)[1].balanced]
-    for row in rows.rows(configs, COLUMNS):
-        if row["setting"] == IMAGE_ONLY_SETTING and row["question_type"] == "FR":
-            query = row["query"]
-            yield (picture_kind(row["image_name"]), object_type(query["subject"]), object_type(query["object"]),
-                   frozenset(row["answer_set"]))
+    paper's image configurations of a build (its test split)."""
+    manifest = read_manifest(build)
+    for config in build_configs(manifest):
+        kind, base = parse(config)
+        if not kind.shared_images or base.balanced:
+            continue
+        tables = (table for path in shard_files(build, manifest, config)
+                  for table in questions(pq.ParquetFile(path), COLUMNS, config=config))
+        for row in (row for table in tables for row in table.to_pylist()):
+            if row["setting"] == IMAGE_ONLY_SETTING and row["question_type"] == "FR":
+                query = row["query"]
+                yield (picture_kind(row["image_name"]), object_type(query["subject"]), object_type(query["object"]),
+                       frozenset(row["answer_set"]))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("source", help="a build of the paper's vision (and vision_agent) configurations")
+    parser.add_argument("build", type=Path, help="a build of the paper's vision (and vision_agent) configurations")
     parser.add_argument("--out", type=Path, default=Path(__file__).parents[1] / "data" / PICTURE_PRIOR_FILE)
     args = parser.parse_args()
-    observed = list(seen(args.source))
-    table = {"fitted_on": {"build": Path(args.source).name, "questions": len(observed)},
+    observed = list(seen(args.build))
+    table = {"fitted_on": {"build": args.build.name, "questions": len(observed)},
              "settings": prior_table(observed, lambda _: DIRECTIONS)}
     args.out.write_text(dumps(table), encoding="utf-8")
     kinds = ", ".join(f"{kind} ({len(entry['subject'])} subject types)" for kind, entry in table["settings"].items())

@@ -152,7 +152,7 @@ def test_the_picture_prior_is_fitted_on_the_paper_configurations_image_only_fr_p
     paper = [c for c in IMAGE_CONFIGS if not c.endswith("balanced")]
     asked = [r for r in rows.rows(paper, ("setting", "question_type"))
              if r["setting"] == IMAGE_ONLY_SETTING and r["question_type"] == "FR"]
-    observed = list(seen(str(built)))
+    observed = list(seen(built))
     assert len(observed) == len(asked) > 0
     assert {kind for kind, *_ in observed} == {"top_down", "south_door", "first_person"}
     assert all(len(answer) == 1 and not any(ch.isdigit() for ch in a + b) for _, a, b, answer in observed)
