@@ -38,6 +38,7 @@ DASK_CONNECT_SECONDS = 20  # to reach the scheduler
 DASK_WORKERS_SECONDS = 60  # for a first worker to join, and how long a run may have none before it gives up
 DASK_POLL_SECONDS = 5  # how often a wait for a result checks that workers are still there
 PR_SET_PDEATHSIG = 1  # prctl option (linux/prctl.h)
+GC_YOUNG = 20_000  # a worker's threshold of young collections (`worker_setup`)
 
 
 def _windowed(submit: Callable, tasks: Iterable, width: int) -> Iterator:
@@ -83,6 +84,10 @@ def worker_setup() -> None:
     # does: out of the collector's sight, full collections stop traversing it (a sweep build's
     # item time fell by about a tenth), and its pages stay shared with the parent.
     gc.freeze()
+    # A worker's objects die young and by reference counts (a room's rows, a house's frames): a young
+    # collection every GC_YOUNG container objects, not every 700, spends a fifth of the time (about
+    # 1 ms a room of default,balanced items and 0.7 ms a sampled scene of 1.8 in all).
+    gc.set_threshold(GC_YOUNG, *gc.get_threshold()[1:])
     if sys.platform.startswith("linux"):
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
