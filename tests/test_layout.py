@@ -69,11 +69,13 @@ def build_folder(root: Path) -> dict[str, int] | None:
     return {p.relative_to(folder).as_posix(): p.stat().st_mtime_ns for p in folder.rglob("*")} if folder.exists() else None
 
 
-def wheel_and_venv(tmp_path: Path) -> tuple[Path, Path]:
-    """The package's wheel, built from a copy of the sources in tmp_path, and a fresh virtual environment.
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The package's wheel, built once for the tests that install it, from a copy of the sources.
     setuptools writes build/ (and the egg-info) beside the sources it builds, and a build/lib left there
     goes into later wheels (a module since deleted included): building the checkout itself would leave
-    one in it, so the test checks that the checkout's build/ is neither made nor touched."""
+    one in it, so the fixture checks that the checkout's build/ is neither made nor touched."""
+    tmp_path = tmp_path_factory.mktemp("wheel")
     source, wheels = tmp_path / "source", tmp_path / "wheels"
     before = build_folder(REPO)
     for package in ("pipeline", "roomspace"):
@@ -82,23 +84,30 @@ def wheel_and_venv(tmp_path: Path) -> tuple[Path, Path]:
         shutil.copy(REPO / name, source)
     subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(wheels), str(source)],
                    check=True, capture_output=True)
-    (wheel,) = wheels.glob("roomspace-*.whl")
+    (built,) = wheels.glob("roomspace-*.whl")
     assert build_folder(source) is not None  # where setuptools built: the copy
     assert build_folder(REPO) == before, "building the wheel wrote build/ in the checkout"
+    return built
+
+
+def fresh_venv(tmp_path: Path) -> Path:
+    """A fresh virtual environment (with pip), nothing installed."""
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
-    return wheel, env_dir
+    return env_dir
 
 
 def pip_install(env_dir: Path, *args: str) -> None:
+    # --no-compile: byte-compiling every module of every package installed was a third of pip's CPU time
+    # here (1.6 GB of the lock's packages); the modules a test runs are compiled as they are imported
     subprocess.run([str(env_dir / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                    *args], check=True)
+                    "--no-compile", *args], check=True)
 
 
 @pytest.mark.slow
-def test_the_wheel_installs_and_builds_in_a_fresh_environment(tmp_path):
+def test_the_wheel_installs_and_builds_in_a_fresh_environment(wheel, tmp_path):
     """As a new user (or a Dask worker) would: the wheel alone, the pinned dependencies, no checkout."""
-    wheel, env_dir = wheel_and_venv(tmp_path)
+    env_dir = fresh_venv(tmp_path)
     pip_install(env_dir, "-r", str(REPO / "requirements.lock"))
     pip_install(env_dir, "--no-deps", str(wheel))
     work = tmp_path / "elsewhere"  # not the checkout: nothing may be read from beside the package
@@ -129,7 +138,7 @@ print(log.status, log.eval.task, len(log.samples))
 
 
 @pytest.mark.slow
-def test_the_light_install_evaluates_without_the_generator(scenes, tmp_path):
+def test_the_light_install_evaluates_without_the_generator(wheel, scenes, tmp_path):
     """`pip install roomspace` without extras: read a build, make prompts, score; no ProcTHOR, Shapely or Dask."""
     from conftest import SCENE_SEED
 
@@ -138,7 +147,7 @@ def test_the_light_install_evaluates_without_the_generator(scenes, tmp_path):
 
     out = tmp_path / "light-build"
     build(BuildPlan.asked(out.name, SCENE_SEED, 2, parse_configs("n3_m2_d81")), scenes, out, workers=1, progress=False)
-    wheel, env_dir = wheel_and_venv(tmp_path)
+    env_dir = fresh_venv(tmp_path)
     pip_install(env_dir, str(wheel), "-c", str(REPO / "requirements.lock"))  # the light set, at the pinned versions
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     absent = ("procthor", "ai2thor", "moviepy", "shapely", "dask", "datasets", "jsonschema", "pandas")
