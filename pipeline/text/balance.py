@@ -9,11 +9,10 @@ target is drawn first and a question of the room that has it is found after:
   the setting gives, all nine at ALL_NINE_SHARE), then a pair whose answer set is of that class,
   every answer set of the class as likely as another;
 * FR about a picture (pipeline.text.pictured, one relation per pair): its straight pairs first (one
-  axis level: north, east, ...), then two diagonal pairs per straight one, each relation shown as
-  likely as another and a pair the less likely the more its objects make its relation likely
-  (`relation_questions`, the picture prior of pipeline.text.pictured): a picture without a straight
-  pair asks no FR question, so no diagonal answers more than a sixth of a view's questions where
-  the diagonals are alike;
+  axis level: north, east, ...), then two diagonal pairs per straight one, each drawn as a relation
+  first among those of its kind the picture has, then a pair with it (`relation_questions`): a
+  picture without a straight pair asks no FR question, so no diagonal answers more than a sixth of
+  a view's questions where the diagonals are alike;
 * YN: a candidate among the relations that both answers allow in this room (some pair's answer
   holds it, another's does not), then Yes or No by a fair coin, then a pair with that answer. So
   within every room the candidate says nothing of the answer. Where no relation allows both (every
@@ -165,35 +164,27 @@ def fr_question(answers: Mapping[Pair, AnswerSet], rng: Random, likely: Likely) 
     return Drawn(rng.choices(chosen, weights=weights)[0], None, fallback=False)
 
 
-def relation_questions(relations: Mapping[Pair, str], count: int, rng: Random, likely: Likely) -> list[Pair]:
+def relation_questions(relations: Mapping[Pair, str], count: int, rng: Random) -> list[Pair]:
     """The pairs a picture's FR questions ask, at most `count` (`relations`: each ordered pair's one
     relation, both orders of a pair given, pipeline.text.pictured). Up to STRAIGHT_PER_PICTURE
     straight pairs (level on one axis: N, E, S, W), then up to DIAGONALS_PER_STRAIGHT diagonal pairs
-    for each straight one asked; each drawn among the pairs of its kind not yet asked (those whose
-    axis, N-S, E-W, NE-SW or NW-SE, the picture has not been asked yet where there are any), with
-    weight 1 / (n_R x prior(R | the pair's objects) ** FR_SHARPNESS): R the pair's relation, n_R the
-    pairs drawn among that show it (relations alike where their priors are), the prior how
-    likely what the question calls the two objects makes R in such a picture (`likely`: a chair
-    usually stands beside a table, a painting hangs behind the rest; shares below FR_FLOOR count as
-    FR_FLOOR). So at most two thirds of a view's FR questions are diagonal, wherever pictures show
-    level pairs less often than diagonal ones (a perspective picture shows a pair level on an axis
-    only with a margin on the other: section 12), and a picture without a straight pair asks no FR
-    question."""
+    for each straight one asked; each drawn as its relation first, uniformly among the relations of
+    its kind the pairs not yet asked have (those of an axis, N-S, E-W, NE-SW or NW-SE, not yet asked
+    in the picture where there are any), then a pair with it. So at most two thirds of a view's FR
+    questions are diagonal, wherever pictures show level pairs less often than diagonal ones (a
+    perspective picture shows a pair level on an axis only with a margin on the other: section 12),
+    and a picture without a straight pair asks no FR question."""
     left = dict(relations)
     asked: list[Pair] = []
     axes: set[frozenset[str]] = set()
 
     def draw(straight: bool) -> bool:
-        kind = [pair for pair, code in left.items() if _level_axes(code) == int(straight)]
-        fresh = [pair for pair in kind if frozenset({left[pair], converse(left[pair])}) not in axes]
-        drawn_among = fresh or kind
-        if not drawn_among:
+        present = sorted({code for code in left.values() if _level_axes(code) == int(straight)})
+        if not present:
             return False
-        showing = Counter(left[pair] for pair in drawn_among)
-        pair = rng.choices(drawn_among, weights=[
-            (showing[left[p]] * max(likely.answer(p, frozenset({left[p]})), FR_FLOOR) ** FR_SHARPNESS) ** -1
-            for p in drawn_among])[0]
-        code = left[pair]
+        fresh = [code for code in present if frozenset({code, converse(code)}) not in axes]
+        code = rng.choice(fresh or present)
+        pair = rng.choice([p for p, c in left.items() if c == code])
         asked.append(pair)
         axes.add(frozenset({code, converse(code)}))
         del left[pair]

@@ -323,8 +323,8 @@ def _asked(scene: Scene, picture: Picture, d: int, balanced: bool, rng: Random) 
     (`pictured_relation`), asks FR questions about its straight pairs and two diagonal pairs per
     straight one (`relation_questions`: fewer FR questions than numbers where the picture has few
     straight pairs, none where it has none; `_Asked.fr` None), and draws each YN question's
-    candidate among the relations both answers allow, a fair coin, then a pair (pipeline.text.balance);
-    its pairs weighed against what their objects make likely in such a picture (`picture_prior`)."""
+    candidate among the relations both answers allow, a fair coin, then a pair (pipeline.text.balance),
+    weighed against what its objects make likely in such a picture (`picture_prior`)."""
     relations = clear_pairs(scene, picture, d, in_line=balanced)
     unordered = [pair for pair in relations if scene.prominent.index(pair[0]) < scene.prominent.index(pair[1])]
     count = min(PAIRS_PER_VIEW, len(unordered))
@@ -335,7 +335,7 @@ def _asked(scene: Scene, picture: Picture, d: int, balanced: bool, rng: Random) 
             [c for c in DIRECTIONS if c != relations[pair]]), relations) for k, pair in enumerate(chosen)]
     out = []
     likely = picture_prior().likely(picture_kind(picture.name), lambda obj: type_words(obj.type))
-    fr = relation_questions(relations, count, rng, likely)
+    fr = relation_questions(relations, count, rng)
     left = dict(relations)
     for k in range(count):
         yn = yn_question({pair: frozenset({code}) for pair, code in left.items()}, DIRECTIONS, rng, likely)

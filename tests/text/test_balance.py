@@ -244,11 +244,11 @@ def test_a_pictures_fr_questions_ask_two_diagonal_pairs_per_straight_one_at_most
         return 0 in direction_signs(code)
 
     rng = Random(11)
-    assert relation_questions(_picture(rng, 0), 4, rng, no_prior(DIRECTIONS)) == []
+    assert relation_questions(_picture(rng, 0), 4, rng) == []
     for count in range(1, 6):
         for straights in range(4):
             relations = _picture(rng, straights)
-            asked = relation_questions(relations, count, rng, no_prior(DIRECTIONS))
+            asked = relation_questions(relations, count, rng)
             codes = [relations[pair] for pair in asked]
             level = sum(map(straight, codes))
             assert level == min(straights, STRAIGHT_PER_PICTURE, count)
@@ -258,8 +258,7 @@ def test_a_pictures_fr_questions_ask_two_diagonal_pairs_per_straight_one_at_most
             axes = [frozenset({code, converse(code)}) for code in codes]
             assert len(set(axes[level:])) == min(2, len(axes) - level)  # both diagonal axes where it asks two
     picture = _picture(rng, 2)
-    assert relation_questions(picture, 4, Random(3), no_prior(DIRECTIONS)) == \
-        relation_questions(picture, 4, Random(3), no_prior(DIRECTIONS))
+    assert relation_questions(picture, 4, Random(3)) == relation_questions(picture, 4, Random(3))
 
 
 def test_no_relation_answers_more_than_a_sixth_of_the_fr_questions_of_pictures_rich_in_diagonals():
@@ -272,36 +271,10 @@ def test_no_relation_answers_more_than_a_sixth_of_the_fr_questions_of_pictures_r
     answers = Counter()
     for _ in range(3000):
         relations = _picture(rng, int(rng.random() < 0.2) + int(rng.random() < 0.05))
-        answers.update(relations[pair] for pair in relation_questions(relations, 4, rng, no_prior(DIRECTIONS)))
+        answers.update(relations[pair] for pair in relation_questions(relations, 4, rng))
     total = sum(answers.values())
     assert 2000 < total < 2800 and max(answers.values()) / total < 1 / 6 + 0.02, answers
     assert all(answers[code] for code in ("N", "E", "S", "W", "NE", "SW", "NW", "SE"))
-
-
-def test_a_pictures_pair_is_drawn_the_less_often_the_more_its_objects_make_its_relation_likely():
-    """relation_questions with a picture prior: of two pairs showing the same relation, the one whose
-    objects make it likely (a painting behind the table, 0.8) is drawn (0.8 / 0.2) ** FR_SHARPNESS
-    times less often than the other (0.2)."""
-    from pipeline.spatial.relations import converse
-    from pipeline.text.balance import FR_SHARPNESS, relation_questions
-
-    sets = [frozenset({code}) for code in DIRECTIONS]
-    likely_n = {"painting": 0.8, "chair": 0.2}
-
-    def posterior(pair):  # a painting or chair north of the table, the table south of it
-        other, code = (pair[0], "N") if pair[1] == "table" else (pair[1], "S")
-        share = likely_n.get(other, 1 / 9)
-        return [share if answer == {code} else (1 - share) / 8 for answer in sets]
-
-    likely = Likely(sets, [1 / 9] * 9, posterior)
-    relations = {}
-    for a, b, code in (("painting", "table", "N"), ("chair", "table", "N"), ("lamp", "sofa", "E")):
-        relations[a, b], relations[b, a] = code, converse(code)
-    rng = Random(2)
-    drawn = Counter(relation_questions(relations, 1, rng, likely)[0] for _ in range(20000))
-    painting = drawn["painting", "table"] + drawn["table", "painting"]
-    chair = drawn["chair", "table"] + drawn["table", "chair"]
-    assert abs(chair / painting - (0.8 / 0.2) ** FR_SHARPNESS) < 0.25 * (0.8 / 0.2) ** FR_SHARPNESS
 
 
 def test_the_type_prior_is_fitted_on_what_balanced_rooms_may_ask(scenes):
