@@ -90,22 +90,32 @@ def test_a_thread_drawing_from_the_global_rngs_changes_nothing(scenes, no_helper
 
 
 def test_same_bytes_in_any_order_and_in_fresh_processes(scenes, tmp_path, no_helper_left):
+    """In this process in either order, and in fresh processes whatever their PYTHONHASHSEED (ProcTHOR's
+    material choice hashes strings): the shared rooms' bytes."""
     forward = {k: canonical_bytes(SCENE_SEED, k) for k in ROOMS}
     backward = {k: canonical_bytes(SCENE_SEED, k) for k in reversed(ROOMS)}
     assert forward == backward
     for k in ROOMS:
         assert forward[k] == stored(scenes, k)
-    # A fresh process per run: one sampling process (--workers 1) and two forked ones (--workers 2).
-    for workers in (1, 2):
+    # Two fresh processes at once: one sampling process (--workers 1) with PYTHONHASHSEED unset, two forked
+    # ones (--workers 2) with it set to another value than make's 0.
+    runs = []
+    for workers, hash_seed in ((1, None), (2, "123")):
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}
+        if hash_seed is not None:
+            env["PYTHONHASHSEED"] = hash_seed
         out = tmp_path / f"workers{workers}"
-        subprocess.run(
-            [sys.executable, "-m", "pipeline.cli", "scenes", "--count", str(len(ROOMS)), "--seed", str(SCENE_SEED),
-             "--out", str(out), "--workers", str(workers), "--quiet"],
-            cwd=REPO, env=CHILD_ENV, check=True, capture_output=True, text=True,
-        )
+        command = [sys.executable, "-m", "pipeline.cli", "scenes", "--count", str(len(ROOMS)), "--seed",
+                   str(SCENE_SEED), "--out", str(out), "--workers", str(workers), "--quiet"]
+        runs.append((workers, hash_seed, out, subprocess.Popen(command, cwd=REPO, env=env, stderr=subprocess.PIPE,
+                                                               text=True)))
+    for workers, hash_seed, out, process in runs:
+        _, err = process.communicate(timeout=300)
+        assert process.returncode == 0, err
         assert sorted(p.name for p in out.iterdir()) == [scene_path(out, SCENE_SEED, k).name for k in ROOMS]
         for k in ROOMS:
-            assert stored(out, k) == forward[k], f"house {k} differs in a fresh process (--workers {workers})"
+            assert stored(out, k) == forward[k], \
+                f"house {k} differs in a fresh process (--workers {workers}, PYTHONHASHSEED {hash_seed or 'unset'})"
 
 
 # --------------------------------------------------------------------------- a real Dask cluster
