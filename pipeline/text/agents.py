@@ -23,6 +23,10 @@ The checker answers in plan codes (the observer `AGENT` a cell variable like any
 answer set, `true_relation`, `continuous_relation` and the reasoning path are then turned into
 the question's frame (the plan codes said as the observer facing the question's wall sees them,
 in the north-facing view's words). Every choice is drawn from seeds of the room and configuration.
+
+A balanced configuration's rows (agent_<config>_balanced, docs/semantics.md section 17) tell the
+same stories; their questions are drawn target first among every pair and stance a framing may ask
+(`_BalancedDraws`), so that what a question shows without its story says little of its answer.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from random import Random
 
 import numpy as np
@@ -147,11 +151,9 @@ def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
             asked = Random(derive_seed(scene.room_id, config, setting, kind))
             story_facts = told.facts + (you_facts if STORY_VIEW[kind] == AGENT_VIEW else ())
             story_pose = {"plan": None, "door": door}.get(kind, observer)
-            story = stories[setting].get(kind, egocentric)
-
-            def fields(question_pose: Pose, query: tuple[str, str], plan_answer: frozenset[str]) -> dict:
-                return _fields(told, kind, setting, story, story_facts, story_pose, question_pose, query, plan_answer,
-                               centres, cells, said, config)
+            # a row's fields, given its question's pose, pair and plan answer
+            fields = partial(_fields, told, kind, setting, stories[setting].get(kind, egocentric), story_facts,
+                             story_pose, centres=centres, cells=cells, said=said, config=config)
             if drawn:  # FR and YN ask a pair and stance each, the YN candidate drawn with its own
                 fr, yn, candidate = drawn.questions(setting, kind, asked)
                 slots.append(((dict(fields(*fr), hops=drawn.hops(fr[1])), dict(fields(*yn), hops=drawn.hops(yn[1]))),
