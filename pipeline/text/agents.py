@@ -43,7 +43,7 @@ from pipeline.data import data_json
 from pipeline.errors import RoomspaceError
 from pipeline.scene.records import Scene
 from pipeline.seeding import derive_seed
-from pipeline.spatial.checker import Answers, answer_set
+from pipeline.spatial.checker import Answers, answer_set, answer_sets_together
 from pipeline.spatial.difficulty import layout_decides, tightness
 from pipeline.spatial.facts import SETTINGS, Fact, described_pairs, hops
 from pipeline.spatial.frames import FACINGS, OBSERVER, TOP_DOWN, facing_between, seen_facing, seen_set
@@ -272,12 +272,12 @@ class _BalancedDraws:
 
 def _plan_answers(variables: Sequence[str], facts: dict[str, tuple[Fact, ...]], pairs: Sequence[tuple[str, str]],
                   d: int) -> dict[str, dict[tuple[str, str], frozenset[str]]]:
-    """Per setting, each pair's answer set on the plan ((b, a)'s the converse of (a, b)'s)."""
+    """Per setting, each pair's answer set on the plan, found together (checker.answer_sets_together;
+    (b, a)'s the converse of (a, b)'s)."""
+    once = [(a, b) for k, (a, b) in enumerate(pairs) if (b, a) not in pairs[:k]]
     out: dict[str, dict[tuple[str, str], frozenset[str]]] = {setting: {} for setting in facts}
-    for a, b in pairs:
-        if (a, b) in out[next(iter(facts))]:
-            continue
-        for setting, answer in Answers(variables, (a, b), d).answer_sets(facts).items():
+    for (a, b), sets in zip(once, answer_sets_together([Answers(variables, pair, d) for pair in once], facts)):
+        for setting, answer in sets.items():
             out[setting][a, b], out[setting][b, a] = answer, frozenset(map(converse, answer))
     return out
 
