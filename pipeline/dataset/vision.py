@@ -36,8 +36,8 @@ from pipeline.spatial.topology import ROOM
 from pipeline.text.configs import Config
 from pipeline.text.items import Item, init_fields
 from pipeline.text.kinds import KINDS, Room
-from pipeline.text.pictured import (AgentVisionItem, CameraPose, Picture, Sighting, VisionItem, pair_questions,
-                                    story_labels)
+from pipeline.text.pictured import (MARKED, AgentVisionItem, CameraPose, Picture, Sighting, VisionItem, markers,
+                                    pair_questions, story_labels)
 from pipeline.text.prompts import AGENT_VIEW
 
 IMAGE_OF_VIEW = {"top_down": "top_down", "north_facing": "south_door"}
@@ -90,7 +90,8 @@ def image_rows(room: Room, config: Config) -> list[VisionImage]:
         items = room.rows("base", config)
         if not items:
             return []
-        return vision_rows(room.scene, items, room_images(room, config), door_sightings(room), config.balanced)
+        marked = labelled_images(room, markers(room.scene)) if config.balanced else None
+        return vision_rows(room.scene, items, room_images(room, config), door_sightings(room), marked)
 
     return room.shared(("vision images", config), made)
 
@@ -117,7 +118,11 @@ def room_images(room: Room, config: Config) -> dict[str, bytes]:
     """The room's renders with every prominent object labelled as the configuration's stories name it
     (made once per room and labelling: the vision_agent kind shows them too, and a balanced
     configuration, telling the paper's stories, has the paper's)."""
-    names = room_labels(room, config)
+    return labelled_images(room, room_labels(room, config))
+
+
+def labelled_images(room: Room, names: Mapping[str, str]) -> dict[str, bytes]:
+    """The room's renders with its prominent objects labelled by `names` (made once per room and labelling)."""
     return room.shared(("images", tuple(sorted(names.items()))),
                        lambda: room.renderer.images(room.scene, room.house, names=names))
 
@@ -127,25 +132,29 @@ def room_labels(room: Room, config: Config) -> dict[str, str]:
 
 
 def vision_rows(scene: Scene, items: Sequence[Item], images: Mapping[str, bytes],
-                door: tuple[CameraPose, Mapping[str, Sighting]], balanced: bool = False) -> list[VisionImage]:
+                door: tuple[CameraPose, Mapping[str, Sighting]],
+                marked: Mapping[str, bytes] | None = None) -> list[VisionImage]:
     """The vision questions of one room by image (`VisionImage`, an image and its questions):
     image+story questions, then the view's pair questions three ways.
 
     `items` are the room's items of one base configuration (items.room_items), `images` its
     renders by name ("top_down", "south_door": PNG bytes, labelled with `story_labels`), `door`
-    the south-door camera and what it shows of each object (`door_sightings`), `balanced` whether the configuration is balanced (its pair questions drawn by target).
+    the south-door camera and what it shows of each object (`door_sightings`). A balanced
+    configuration's pair questions are drawn by target about `marked`: the same renders with the
+    objects marked by letters (pipeline.text.pictured.markers), named MARKED + the view's image.
     No items, no rows. An image that records no labels (AI2-THOR) gets image+story questions only.
     """
     if not items:
         return []
-    missing = [name for name in IMAGES if name not in images]
+    missing = [name for name in IMAGES if name not in images or marked is not None and name not in marked]
     if missing:
         raise RoomspaceError(f"room {scene.room_id}: no {', '.join(missing)} image for its vision rows")
     if {(i.room_id, i.config) for i in items} != {(scene.room_id, items[0].config)}:
         raise RoomspaceError(f"vision rows need the items of room {scene.room_id} and one configuration")
     config = KIND.config_name(items[0].config)
     labels = {name: image_labels(images[name]) for name in IMAGES}
-    asked: dict[str, list[VisionItem]] = {name: [] for name in IMAGES}
+    pngs = {**images, **{MARKED + name: png for name, png in (marked or {}).items()}}
+    asked: dict[str, list[VisionItem]] = {name: [] for name in pngs}
     for item in items:
         name = IMAGE_OF_VIEW[item.view]
         if labels[name] is not None and not set(item.query.pair) - {ROOM} <= set(labels[name].values()):
@@ -154,11 +163,13 @@ def vision_rows(scene: Scene, items: Sequence[Item], images: Mapping[str, bytes]
         asked[name].append(VisionItem(**{**init_fields(item), **renamed}, modality="image+story", pair=None,
                                       image_name=name, camera=door[0] if name == "south_door" else None))
     for view, name in IMAGE_OF_VIEW.items():
-        if labels[name] is not None:
+        asked_about = name if marked is None else MARKED + name
+        pair_labels = image_labels(pngs[asked_about])
+        if pair_labels is not None:
             camera, seen = door if name == "south_door" else (None, None)
-            asked[name].extend(pair_questions(scene, items[0], config, view, Picture(name, labels[name], camera, seen),
-                                              balanced))
-    return [VisionImage(f"{scene.room_id}-{config}-{name}", scene.room_id, scene.index, config, name, images[name],
+            picture = Picture(asked_about, pair_labels, camera, seen)
+            asked[asked_about].extend(pair_questions(scene, items[0], config, view, picture, marked is not None))
+    return [VisionImage(f"{scene.room_id}-{config}-{name}", scene.room_id, scene.index, config, name, pngs[name],
                         tuple(questions))
             for name, questions in asked.items() if questions]
 

@@ -30,7 +30,8 @@ from pipeline.text.configs import Config
 from pipeline.text.items import init_fields
 from pipeline.text.kinds import KINDS, Room, parse
 from pipeline.text.prompts import AGENT_VIEW
-from pipeline.text.pictured import AgentVisionItem, CameraPose, Picture, clear_pairs, first_person_poses, seen_pair_questions
+from pipeline.text.pictured import (MARKED, AgentVisionItem, CameraPose, Picture, clear_pairs, first_person_poses, markers,
+                                    seen_pair_questions)
 
 KIND = KINDS["vision_agent"]
 FIRST_PERSON = IMAGE_OF_STORY[AGENT_VIEW]  # the story observer's image; further stances' are FIRST_PERSON_<k>, k = 2, 3, ...
@@ -66,6 +67,8 @@ def rows(room: Room, config: Config) -> list[AgentVisionQuestion]:
     scene = room.scene
     observer = next(row.story_pose for row in agent_rows if row.kind == "agent")
     names = room_labels(room, config)
+    marks = markers(scene) if config.balanced else None  # what a balanced configuration's pair questions' pictures show
+    story_image = None  # the observer's picture labelled by names, for the rows asked with it
     story_queries = [row.query.pair for row in agent_rows if row.story_view == AGENT_VIEW]
     views: list[FirstPerson] = []
     poses = room.shared(("first-person poses", observer, config.d),
@@ -81,12 +84,18 @@ def rows(room: Room, config: Config) -> list[AgentVisionQuestion]:
             all(_shows(scene, picture, name) for name in pair) for pair in story_queries))
         if not asks:  # drawn only now: a stance whose picture would carry no question is not drawn ...
             continue
-        png = _drawn(room, point, pose.facing, view, names)
+        png = _drawn(room, point, pose.facing, view, names if marks is None else marks)
         if png is None:  # ... nor one whose labels do not fit at a legible size
             continue
-        views.append(FirstPerson(pose, png, Picture(name, image_labels(png) or {}, view.camera, view.sightings)))
+        shown = name if marks is None else MARKED + name
+        views.append(FirstPerson(pose, png, Picture(shown, image_labels(png) or {}, view.camera, view.sightings)))
+        if pose == observer:
+            named = png if marks is None else _drawn(room, point, pose.facing, view, names)
+            story_image = named and FirstPerson(pose, named, Picture(name, image_labels(named) or {}, view.camera,
+                                                                     view.sightings))
     door = door_sightings(room)
-    return stored_rows(agent_vision_rows(scene, agent_rows, room_images(room, config), door[0], views, config.balanced))
+    return stored_rows(agent_vision_rows(scene, agent_rows, room_images(room, config), door[0], views, config.balanced,
+                                         story_image))
 
 
 def _measured(room: Room, point: tuple[float, float], facing: str) -> View:
@@ -116,7 +125,8 @@ def _drawn(room: Room, point: tuple[float, float], facing: str, view: View, name
 
 
 def agent_vision_rows(scene: Scene, rows: Sequence[AgentItem], images: Mapping[str, bytes], door: CameraPose,
-                      first_person: Sequence[FirstPerson], balanced: bool = False) -> list[AgentImage]:
+                      first_person: Sequence[FirstPerson], balanced: bool = False,
+                      story_image: FirstPerson | None = None) -> list[AgentImage]:
     """The vision_agent rows of one room, one per image (`AgentImage`): each agent row with the image
     of its story's frame (the plan, the door view, or the first-person view from the story's
     observer, named FIRST_PERSON), then pair questions on every first-person image, answered by the
@@ -124,8 +134,10 @@ def agent_vision_rows(scene: Scene, rows: Sequence[AgentItem], images: Mapping[s
 
     `rows` are the room's agent rows of one configuration (agents.agent_items), `images` the plan
     and door renders by name, labelled with `story_labels`, `door` the south-door camera
-    (CameraPose), `first_person` the first-person images drawn (`rows`), the story observer's first
-    where it is drawn.
+    (CameraPose), `first_person` the first-person images the pair questions are about (`rows`), the
+    story observer's first where it is drawn, `story_image` the observer's image the agent rows whose
+    story is told from there go with (in a balanced configuration, whose pair questions' pictures
+    mark objects by letters, another picture from the same stance, the objects named).
     """
     if not rows:
         return []
@@ -138,9 +150,10 @@ def agent_vision_rows(scene: Scene, rows: Sequence[AgentItem], images: Mapping[s
     config = KIND.config_name(parse(rows[0].config)[1])
     pictures = {name: Picture(name, image_labels(images[name]), door if name == "south_door" else None)
                 for name in IMAGE_OF_VIEW.values()}
-    pictures.update({view.picture.name: view.picture for view in first_person})
+    drawn = [*first_person, *([story_image] if story_image else [])]
+    pictures.update({view.picture.name: view.picture for view in drawn})
     pictures.setdefault(FIRST_PERSON, Picture(FIRST_PERSON, {}))  # not drawn: it would have shown no question's objects
-    pngs = {**images, **{view.picture.name: view.png for view in first_person}}
+    pngs = {**images, **{view.picture.name: view.png for view in drawn}}
     asked: dict[str, list[AgentVisionItem]] = {name: [] for name in pictures}
     for row in rows:
         picture = pictures[IMAGE_OF_STORY[row.story_view]]

@@ -206,10 +206,11 @@ def _level_axes(code: str) -> int:
 
 
 def yn_question(answers: Mapping[Pair, AnswerSet], codes: Sequence[str], rng: Random,
-                likely: Likely, group_of: Callable[[Pair], Hashable] | None = None) -> Drawn:
+                likely: Likely | None = None, group_of: Callable[[Pair], Hashable] | None = None) -> Drawn:
     """The pair a YN question asks and the relation it offers: a relation both answers allow, then
     Yes or No by a fair coin, then a pair with that answer, the less its types make that answer
-    likely the likelier (module docstring). With `group_of`, both answers must be had among the
+    likely the likelier (module docstring; without `likely`, where a question does not tell what its
+    objects are, every such pair alike). With `group_of`, both answers must be had among the
     pairs of one group, and the pair asked is of that group: where what a group shares (its
     objects' types) all but decides the answer, only a group that holds both answers can ask
     without telling it."""
@@ -224,5 +225,5 @@ def yn_question(answers: Mapping[Pair, AnswerSet], codes: Sequence[str], rng: Ra
     group = rng.choice([group for code, group in both if code == candidate])
     yes = rng.random() < 0.5
     fitting = [p for p in group if (candidate in answers[p]) == yes]
-    weights = [1 / (likely.holds(p, candidate) if yes else 1 - likely.holds(p, candidate)) for p in fitting]
+    weights = likely and [1 / (likely.holds(p, candidate) if yes else 1 - likely.holds(p, candidate)) for p in fitting]
     return Drawn(rng.choices(fitting, weights=weights)[0], candidate, fallback=False)

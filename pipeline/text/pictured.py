@@ -19,6 +19,10 @@ can see, the grid and the centres in metres agreeing (`pictured_relation`): no a
 the picture or hangs on a few centimetres or degrees. Up to PAIRS_PER_VIEW questions per room and
 image (rooms weigh equally), each asked as FR and YN; the paper's configurations draw pairs and ask
 half of a room's YN questions per image truly, balanced ones draw the answer first (`_asked`).
+A balanced configuration asks them about a picture whose objects are marked by letters in a
+seeded order (`markers`; its name is MARKED + the view's image), its centres story naming them so
+too: a question naming "the chair" and "the dining table" tells much of how they stand (chairs
+stand level about a table, paintings hang behind what stands on the floor), "C" and "F" nothing.
 The questions of one number, image and question type share `pair`, so that a model's scores on
 the three modalities can be compared item by item.
 
@@ -33,7 +37,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 from itertools import combinations
 from random import Random
 
@@ -45,7 +49,7 @@ from pipeline.spatial.frames import OBSERVER, seen_facing
 from pipeline.spatial.grid import Cell, rasterise
 from pipeline.spatial.relations import DIRECTIONS, converse, direction, direction_of_points, direction_of_signs, relation_words
 from pipeline.text.agents import AHEAD, NEAR_AHEAD, AgentItem, Pose, half_view, observer_frame, stances
-from pipeline.text.balance import TypePrior, relation_questions, yn_question
+from pipeline.text.balance import relation_questions, yn_question
 from pipeline.text.items import NO_REASONING, Item, Query, fr_row, init_fields, yn_row
 from pipeline.text.prompts import AGENT_VIEW, CENTRES_SETTING, IMAGE_ONLY_SETTING, PAIR_MODALITIES
 from pipeline.text.stories import Teller
@@ -56,7 +60,7 @@ BEARING_MARGIN = 10.0  # degrees: a picture tells left from right when the centr
 IN_LINE = 2.0  # degrees: balanced configurations read centres this close in bearing as one behind the other
 MIN_SHARE = 0.3  # a perspective picture shows an object when this share of its pixels is not hidden
 PAIRS_PER_VIEW = 4  # clear pairs asked per room and image, at most
-PICTURE_PRIOR_FILE = "picture_prior.json"  # fitted by python -m pipeline.dataset.picture_prior
+MARKED = "marked_"  # a balanced pair question's image name: the view's name so prefixed, its objects marked by letters
 
 
 @dataclass(frozen=True)
@@ -146,7 +150,7 @@ def pair_questions(scene: Scene, item: Item, config: str, view: str, picture: Pi
     centres = {labels[o.id]: (round(o.x, 2), round(o.z, 2)) for o in shown}
     texts = data_json("templates.json")
     story = {
-        "image": sentence(rng.choice(texts["frame"][view])),
+        "image": " ".join([sentence(rng.choice(texts["frame"][view])), *_marker_note(picture)]),
         "text": Teller(Wording(phrases)).centres(scene.room_type, scene.side, centres, names, view, rng),
     }
     story["image+text"] = story["text"]
@@ -185,7 +189,7 @@ def seen_pair_questions(scene: Scene, row: AgentItem, config: str, observer: Pos
     seen = data_json("agents.json")["seen"]
     common = dict(
         init_fields(row, AgentItem), **NO_REASONING, config=config, setting=IMAGE_ONLY_SETTING,
-        story=observer_frame(observer, rng), story_order=tuple(labels[o.id] for o in shown), kind="agent",
+        story=" ".join([observer_frame(observer, rng), *_marker_note(picture)]), story_order=tuple(labels[o.id] for o in shown), kind="agent",
         story_view=AGENT_VIEW, story_pose=observer, question_pose=observer, frame_changes=0, frame_angle=0,
         modality="image", image_name=picture.name, camera=picture.camera,
     )
@@ -312,6 +316,11 @@ class _Asked:
                     query=Query(labels[a.id], labels[b.id]))
 
 
+def _marker_note(picture: Picture) -> list[str]:
+    """What a picture marked by letters (`markers`) says of its marks, for its story: nothing for another."""
+    return [sentence(data_json("templates.json")["markers"])] if picture.name.startswith(MARKED) else []
+
+
 def _refs(phrases: Phrases, labels: Mapping[str, str], pair: tuple[SceneObject, SceneObject]) -> dict[str, str]:
     return {"a": phrases.ref(labels[pair[0].id]), "b": phrases.ref(labels[pair[1].id])}
 
@@ -323,8 +332,9 @@ def _asked(scene: Scene, picture: Picture, d: int, balanced: bool, rng: Random) 
     (`pictured_relation`), asks FR questions about its straight pairs and two diagonal pairs per
     straight one (`relation_questions`: fewer FR questions than numbers where the picture has few
     straight pairs, none where it has none; `_Asked.fr` None), and draws each YN question's
-    candidate among the relations both answers allow, a fair coin, then a pair (pipeline.text.balance),
-    weighed against what its objects make likely in such a picture (`picture_prior`)."""
+    candidate among the relations both answers allow, a fair coin, then a pair (pipeline.text.balance).
+    Its pictures mark objects by letters (`markers`), so no pair is likelier than another for what
+    its objects are."""
     relations = clear_pairs(scene, picture, d, in_line=balanced)
     unordered = [pair for pair in relations if scene.prominent.index(pair[0]) < scene.prominent.index(pair[1])]
     count = min(PAIRS_PER_VIEW, len(unordered))
@@ -334,26 +344,32 @@ def _asked(scene: Scene, picture: Picture, d: int, balanced: bool, rng: Random) 
         return [_Asked(pair, pair, relations[pair] if k in yes else rng.choice(
             [c for c in DIRECTIONS if c != relations[pair]]), relations) for k, pair in enumerate(chosen)]
     out = []
-    likely = picture_prior().likely(picture_kind(picture.name), lambda obj: type_words(obj.type))
     fr = relation_questions(relations, count, rng)
     left = dict(relations)
     for k in range(count):
-        yn = yn_question({pair: frozenset({code}) for pair, code in left.items()}, DIRECTIONS, rng, likely)
+        yn = yn_question({pair: frozenset({code}) for pair, code in left.items()}, DIRECTIONS, rng)
         out.append(_Asked(fr[k] if k < len(fr) else None, yn.pair, yn.candidate, relations))
         del left[yn.pair], left[yn.pair[::-1]]
     return out
 
 
 def picture_kind(image_name: str) -> str:
-    """What kind of picture an image is: top_down, south_door or first_person (first_person_2 too)."""
-    return re.sub(r"_\d+$", "", image_name)
+    """What kind of picture an image is: top_down, south_door or first_person (first_person_2 and
+    marked_top_down too)."""
+    return re.sub(r"_\d+$", "", image_name.removeprefix(MARKED))
 
 
-@cache
-def picture_prior() -> TypePrior:
-    """How likely what a question calls two objects makes each relation a kind of picture shows
-    between them (pipeline.dataset.picture_prior fits it on rooms no default build uses)."""
-    return TypePrior(data_json(PICTURE_PRIOR_FILE))
+def markers(scene: Scene) -> dict[str, str]:
+    """{object id: letter} of every prominent object, the letters in a seeded order: what a balanced
+    configuration's pair questions call objects and its pictures for them show (module docstring)."""
+    shown = list(scene.prominent)
+    Random(derive_seed(scene.room_id, "markers")).shuffle(shown)
+    return {obj.id: _letters(k) for k, obj in enumerate(shown)}
+
+
+def _letters(k: int) -> str:
+    """A, B, ..., Z, then AA, AB, ...: the k-th marker."""
+    return _letters(k // 26 - 1) + chr(ord("A") + k % 26) if k >= 26 else chr(ord("A") + k)
 
 
 def _scene_object(scene: Scene, story_object) -> SceneObject:

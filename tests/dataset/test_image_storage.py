@@ -137,26 +137,3 @@ def test_a_shared_file_is_read_one_configuration_at_a_time(built):
     assert total == pq.ParquetFile(path).metadata.num_rows
     with pytest.raises(RoomspaceError, match="rows of several configurations: name one"):
         next(questions(pq.ParquetFile(path)))
-
-
-def test_the_picture_prior_is_fitted_on_the_paper_configurations_image_only_fr_pair_questions(built):
-    """pipeline.dataset.picture_prior: what every image-only FR pair question of the paper's image
-    configurations shows (a balanced one's pairs are drawn against the prior: left out), per kind of
-    picture, each object by what the question calls it without its number; the prior's table of it."""
-    from pipeline.dataset.picture_prior import seen
-    from pipeline.spatial.relations import DIRECTIONS
-    from pipeline.text.prior import prior_table
-    from pipeline.text.prompts import IMAGE_ONLY_SETTING
-
-    rows = open_rows(built, "test")
-    paper = [c for c in IMAGE_CONFIGS if not c.endswith("balanced")]
-    asked = [r for r in rows.rows(paper, ("setting", "question_type"))
-             if r["setting"] == IMAGE_ONLY_SETTING and r["question_type"] == "FR"]
-    observed = list(seen(built))
-    assert len(observed) == len(asked) > 0
-    assert {kind for kind, *_ in observed} == {"top_down", "south_door", "first_person"}
-    assert all(len(answer) == 1 and not any(ch.isdigit() for ch in a + b) for _, a, b, answer in observed)
-    table = prior_table(observed, lambda _: DIRECTIONS)
-    for kind, entry in table.items():
-        shown = [answer for k, _, _, answer in observed if k == kind]
-        assert entry["base"] == [round(shown.count(frozenset({code})) / len(shown), 5) for code in entry["sets"]]

@@ -3,6 +3,7 @@ and 16), read back here from the renderer's own projection: the plan's pixels fo
 image, the door or first-person camera for the others (left and right by the bearing of the
 centres' columns, front and behind by the distance ahead), each with its margin, and in a balanced
 configuration one straight behind the other where the columns' bearings are IN_LINE; the grid agrees.
+A balanced configuration's pair questions are about pictures whose objects are marked by the room's letters.
 Every object asked about is in view and not hidden; every first-person camera stands in free floor
 space facing a wall at least FACED_WALL away; every room has first-person images from two stances."""
 
@@ -28,7 +29,7 @@ from pipeline.spatial.grid import rasterise
 from pipeline.spatial.relations import direction, direction_of_signs
 from pipeline.text.agents import CLEARANCE, FACED_WALL
 from pipeline.text.configs import parse_configs
-from pipeline.text.pictured import BEARING_MARGIN, IN_LINE, MIN_SHARE
+from pipeline.text.pictured import BEARING_MARGIN, IN_LINE, MARKED, MIN_SHARE, markers, picture_kind
 
 CONFIGS = "n5_m4_d144,n5_m4_d144_balanced"
 PAIR_MODALITIES_WITH_IMAGES = ("image", "image+text")
@@ -65,7 +66,7 @@ class Pictures:
         key = ("frame", index, row["image_name"], str(row["camera"]))
         if key not in self.cache:
             scene, house = self.room(index)
-            if row["image_name"] == "south_door":
+            if picture_kind(row["image_name"]) == "south_door":
                 frame = south_door_frame(scene, house)
             else:
                 camera = row["camera"]
@@ -77,7 +78,8 @@ class Pictures:
 def check_row(pictures: Pictures, row: dict) -> list[str]:
     """What is wrong with one image-only question, [] when nothing is."""
     scene, house = pictures.room(row["room_index"])
-    ids = {name: object_id for object_id, name in image_labels(row["image"]["bytes"]).items()}
+    labels = image_labels(row["image"]["bytes"])
+    ids = {name: object_id for object_id, name in labels.items()}
     subject, reference = row["query"]["subject"], row["query"]["object"]
     if subject not in ids or reference not in ids:
         return [f"{row['id']}: the picture labels {subject if subject not in ids else reference} nowhere"]
@@ -86,7 +88,11 @@ def check_row(pictures: Pictures, row: dict) -> list[str]:
     cell = scene.side / row["d"]
     raster = rasterise([(a.x, a.z), (b.x, b.z)], [a.footprint, b.footprint], scene.side, row["d"])
     problems = []
-    if row["image_name"] == "top_down":
+    if row["config"].endswith("_balanced") and not (row["image_name"].startswith(MARKED)
+                                                     and labels.items() <= markers(scene).items()):
+        problems.append(f"{row['id']}: a balanced pair question about {row['image_name']}, labelled {labels}")
+    kind = picture_kind(row["image_name"])
+    if kind == "top_down":
         frame = plan_frame(scene)
         (col_a, row_a), (col_b, row_b) = frame.pixel(a.x, a.z), frame.pixel(b.x, b.z)
         signs = (sign((col_a - col_b) / frame.scale, cell), sign((row_b - row_a) / frame.scale, cell))
@@ -98,7 +104,7 @@ def check_row(pictures: Pictures, row: dict) -> list[str]:
         bottoms = elevation(scene, house).bottoms
         places = []
         for obj in (a, b):
-            cut = row["image_name"] == "south_door" and obj.wall_hung and "south" in obj.walls
+            cut = kind == "south_door" and obj.wall_hung and "south" in obj.walls
             low, high = (0.0, SOUTH_SILL) if cut else (bottoms[obj.id], bottoms[obj.id] + obj.size[1])
             centre = np.array([obj.x, (low + high) / 2, obj.z])
             (col, pixel_row), depth = camera.project(centre)
@@ -140,7 +146,7 @@ def check_build(out: Path, scenes: Path, seed: int) -> tuple[Counter, list[str]]
             continue
         for row in rows.rows([config]):
             name = row["image_name"]
-            kind = "first_person" if name.startswith("first_person") else name
+            kind = picture_kind(name)
             if kind == "first_person":
                 first_person[config, row["room_index"]].add((name, str(row["camera"])))
             if row["pair"] is None or row["modality"] not in PAIR_MODALITIES_WITH_IMAGES:

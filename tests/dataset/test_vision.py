@@ -25,7 +25,7 @@ from pipeline.render.png import image_labels
 from pipeline.spatial.relations import direction_of_points
 from pipeline.text.configs import Config
 from pipeline.text.items import room_items
-from pipeline.text.pictured import IN_LINE, PAIRS_PER_VIEW, Picture, clear_pairs, story_labels
+from pipeline.text.pictured import IN_LINE, MARKED, PAIRS_PER_VIEW, Picture, clear_pairs, markers, story_labels
 from pipeline.text.prompts import PAIR_MODALITIES
 
 CONFIG = Config(5, 4, 12)
@@ -210,11 +210,15 @@ def test_balanced_pictures_read_one_object_straight_behind_another():
     scene, house = layout_room(layout)
     items = room_items(scene, CONFIG.as_balanced())
     images = offline_images(scene, house, names=story_labels(scene, items))
-    rows = vision_questions(vision_rows(scene, items, images, south_door_sightings(scene, house), balanced=True))
+    marks = markers(scene)
+    marked = offline_images(scene, house, names=marks)
+    rows = vision_questions(vision_rows(scene, items, images, south_door_sightings(scene, house), marked))
     door_fr = sorted((r for r in rows if r["view"] == "north_facing" and r["modality"] == "image"
                       and r["question_type"] == "FR"), key=lambda r: r["pair"])
-    assert {door_fr[0]["query"]["subject"], door_fr[0]["query"]["object"]} == {"bed", "desk"}
-    assert door_fr[0]["answer_set"] == (["N"] if door_fr[0]["query"]["subject"] == "bed" else ["S"])
+    bed, desk = marks[scene.prominent[0].id], marks[scene.prominent[2].id]
+    assert {door_fr[0]["query"]["subject"], door_fr[0]["query"]["object"]} == {bed, desk}
+    assert door_fr[0]["answer_set"] == (["N"] if door_fr[0]["query"]["subject"] == bed else ["S"])
+    assert door_fr[0]["image_name"] == MARKED + "south_door"
 
 
 def test_an_object_the_view_hides_is_not_asked_about_in_that_view():
