@@ -71,8 +71,8 @@ def rows(room: Room, config: Config) -> list[AgentVisionQuestion]:
     story_image = None  # the observer's picture labelled by names, for the rows asked with it
     story_queries = [row.query.pair for row in agent_rows if row.story_view == AGENT_VIEW]
     views: list[FirstPerson] = []
-    poses = room.shared(("first-person poses", observer, config.d),
-                        lambda: first_person_poses(scene, observer, config.d))
+    poses = room.shared(("first-person poses", observer, config.d, config.balanced),
+                        lambda: first_person_poses(scene, observer, config.d, in_line=config.balanced))
     for pose in poses[:STANCES_TRIED]:
         if len(views) == FIRST_PERSON_IMAGES:
             break
@@ -80,7 +80,7 @@ def rows(room: Room, config: Config) -> list[AgentVisionQuestion]:
         view = _measured(room, point, pose.facing)
         name = FIRST_PERSON if pose == observer else f"{FIRST_PERSON}_{sum(v.pose != observer for v in views) + 2}"
         picture = Picture(name, {i: names[i] for i in view.labelled() if i in names}, view.camera, view.sightings)
-        asks = bool(clear_pairs(scene, picture, config.d)) or (pose == observer and any(
+        asks = bool(clear_pairs(scene, picture, config.d, in_line=config.balanced)) or (pose == observer and any(
             all(_shows(scene, picture, name) for name in pair) for pair in story_queries))
         if not asks:  # drawn only now: a stance whose picture would carry no question is not drawn ...
             continue

@@ -240,18 +240,23 @@ def pictured_relation(a: SceneObject, b: SceneObject, picture: Picture, cells: M
     return shown if shown == grid == centres else None
 
 
-def first_person_poses(scene: Scene, observer: Pose, d: int) -> list[Pose]:
+def first_person_poses(scene: Scene, observer: Pose, d: int, in_line: bool = False) -> list[Pose]:
     """The stances a room's first-person pictures are taken from, in the order to try them: the
     story's observer, then the stances (pipeline.text.agents.stances) of other cells, in a seeded
     order, those whose plan promises more clear pairs first (up to PAIRS_PER_VIEW), then those facing
     another wall than the observer (the plan's promise:
     bearings and distances ahead read off the plan as `pictured_relation` reads the picture's,
-    objects in the field of view and NEAR_AHEAD or more ahead taken as seen whole)."""
+    objects in the field of view and NEAR_AHEAD or more ahead taken as seen whole). With `in_line`
+    (a balanced configuration's reading), those promising one object straight in front of another
+    come before all: few pictures show that, and without them a first-person picture's straight
+    questions would be left and right only (docs/semantics.md section 17)."""
     others = [c for c in stances(scene, d) if (c.pose.i, c.pose.j) != (observer.i, observer.j)]
     Random(derive_seed(scene.room_id, d, "stances")).shuffle(others)
-    promised = [min(PAIRS_PER_VIEW, len(clear_pairs(scene, _plan_picture(scene, c.point, c.pose.facing), d)) // 2)
-                for c in others]
-    order = sorted(range(len(others)), key=lambda k: (-promised[k], others[k].pose.facing == observer.facing))
+    promises = [clear_pairs(scene, _plan_picture(scene, c.point, c.pose.facing), d, in_line) for c in others]
+    promised = [min(PAIRS_PER_VIEW, len(pairs) // 2) for pairs in promises]
+    behind = [in_line and any(code in ("N", "S") for code in pairs.values()) for pairs in promises]
+    order = sorted(range(len(others)),
+                   key=lambda k: (not behind[k], -promised[k], others[k].pose.facing == observer.facing))
     return [observer, *(others[k].pose for k in order)]
 
 

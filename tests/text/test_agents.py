@@ -16,7 +16,7 @@ from pipeline.testing.oracle import oracle_answer_set
 from pipeline.text.agents import AGENT, CLEARANCE, FACED_WALL, FRAME_CHANGES, FRAMINGS, agent_items, camera_point
 from pipeline.text.configs import Config
 from pipeline.text.items import room_items
-from pipeline.text.pictured import first_person_poses
+from pipeline.text.pictured import _plan_picture, clear_pairs, first_person_poses
 from pipeline.text.prompts import row_prompt
 
 CONFIG = Config(5, 4, 12)
@@ -215,3 +215,20 @@ def test_the_egocentric_observer_stands_where_a_camera_can(rooms):
             assert min(x, z, scene.side - x, scene.side - z) >= CLEARANCE
             assert all(Point(x, z).distance(Polygon(o.footprint)) >= CLEARANCE - 1e-9 for o in scene.objects)
         assert all((p.i, p.j) != (observer.i, observer.j) for p in poses[1:])
+
+
+def test_balanced_first_person_stances_promising_one_object_behind_another_come_first(rooms):
+    """With `in_line` (balanced configurations) the same stances, those whose plan shows a pair one
+    straight in front of the other (front or behind: N or S in the observer's codes) first."""
+    promising = 0
+    for scene, _, rows in rooms:
+        observer = next(r.story_pose for r in rows if r.kind == "agent")
+        poses = first_person_poses(scene, observer, CONFIG.d, in_line=True)
+        assert poses[0] == observer and sorted(map(repr, poses)) == sorted(
+            map(repr, first_person_poses(scene, observer, CONFIG.d)))
+        behind = [any(code in ("N", "S") for code in clear_pairs(
+            scene, _plan_picture(scene, camera_point(scene, pose, CONFIG.d), pose.facing), CONFIG.d, True).values())
+            for pose in poses[1:]]
+        assert behind == sorted(behind, reverse=True)
+        promising += behind[0]
+    assert promising > 0
