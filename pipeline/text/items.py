@@ -451,9 +451,10 @@ def _balanced_items(scene: Scene, config: Config, choice: Choice, raster: Raster
             fr_texts = teller.setting(scene.room_type, scene.side, said, order, view, fr.pair, (yn.candidate,), seed)
             yn_texts = teller.setting(scene.room_type, scene.side, said, order, view, yn.pair, (yn.candidate,), seed)
             prefix = f"{room_id}-{name}-{setting}-{view}"
-            for pair, make in ((fr.pair, lambda fields: fr_row(Item, fields, prefix, fr_texts.fr_question)),
-                               (yn.pair, lambda fields: yn_row(Item, fields, prefix, yn_texts.yn_question,
-                                                               yn.candidate))):
+            asked = [(fr.pair, lambda fields: fr_row(Item, fields, prefix, fr_texts.fr_question))]
+            if not yn.fallback:  # else every askable pair's answer is all nine: any YN question would be Yes
+                asked.append((yn.pair, lambda fields: yn_row(Item, fields, prefix, yn_texts.yn_question, yn.candidate)))
+            for pair, make in asked:
                 fields = about(setting, pair)
                 path = fields["path"]
                 items.append(make(dict(fields, view=view, story=fr_texts.story,

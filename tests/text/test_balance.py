@@ -307,3 +307,23 @@ def test_the_type_prior_is_fitted_on_what_balanced_rooms_may_ask(scenes):
         assert all(len(shares) == len(entry["sets"]) for role in ("subject", "object") for shares in entry[role].values())
         if setting == RCC8_SETTING:
             assert all(answer in RCC8 for answer in entry["sets"])
+
+
+def test_a_setting_whose_askable_pairs_are_all_nine_asks_no_yn_question(scenes):
+    """Any YN question there would be Yes (every relation is possible): its FR question is asked, its
+    YN question is not; every other setting and view asks both."""
+    from conftest import SCENE_COUNT, SCENE_SEED
+
+    from pipeline.scene.scene_file import load_scene, scene_path
+
+    skipped = 0
+    for k in range(SCENE_COUNT):
+        room = RoomItems(load_scene(scene_path(scenes, SCENE_SEED, k)))
+        askable, _ = room.askable(BALANCED)
+        asked = Counter((i.setting, i.view, i.question_type) for i in room(BALANCED))
+        for setting in SETTINGS:
+            all_nine = all(len(answer) == len(DIRECTIONS) for answer in askable[setting].values())
+            skipped += all_nine
+            for view in VIEWS:
+                assert asked[setting, view, "FR"] == 1 and asked[setting, view, "YN"] == (not all_nine)
+    assert skipped > 0
