@@ -34,6 +34,7 @@ from pipeline.spatial.topology import RCC8
 from pipeline.text.agents import FRAMINGS, AgentItem
 from pipeline.text.items import ITEM_SETTINGS, RCC8_SETTING
 from pipeline.text.kinds import Kind, kind_of, parse
+from pipeline.text.pictured import picture_kind
 from pipeline.text.prompts import MAP_QUESTION, PAIR_MODALITIES
 
 
@@ -193,12 +194,11 @@ IMAGE_ORDER = tuple(IMAGE_OF_STORY.values())  # the plan, the door view, the obs
 
 
 def image_order(name: str) -> tuple:
-    """The sort key of an image kind's image names: IMAGE_ORDER, further stances' first-person views
-    (first_person_2, first_person_3, ...) after the observer's by number, any other name last."""
-    stem, _, number = name.rpartition("_")
-    if not (number.isdigit() and stem in IMAGE_ORDER):
-        stem, number = name, "0"
-    return declared_order(IMAGE_ORDER)(stem)[0], int(number), name
+    """The sort key of an image kind's image names: by kind of picture (IMAGE_ORDER; a picture marked
+    by letters, pipeline.text.pictured.picture_kind, beside its kind's), further stances' first-person
+    views (first_person_2, first_person_3, ...) after the observer's by number, any other name last."""
+    number = name.rpartition("_")[2]
+    return declared_order(IMAGE_ORDER)(picture_kind(name))[0], int(number) if number.isdigit() else 1, name
 
 
 def plural(count: int) -> str:
