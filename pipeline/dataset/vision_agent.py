@@ -3,11 +3,14 @@
 Each agent row (pipeline.text.agents) goes with the image of its story's frame: the plan, the
 door view, or the first-person view from the story's observer (pipeline.render.door.pose_view,
 labelled as the base stories name the objects), the last only when it shows every object the row
-asks about (pipeline.text.pictured.Picture.shows). Then pair questions on first-person images,
+asks about (pipeline.text.pictured.Picture.shows), in a balanced configuration whatever it shows
+(`agent_vision_rows`). Then pair questions on first-person images,
 answered by the relation the picture shows (`seen_pair_questions` of pipeline.text.pictured):
 on the observer's image and on images from further stances (pipeline.text.pictured.first_person_poses,
 tried in their order) until FIRST_PERSON_IMAGES images have questions. A stance whose picture would
-carry none, or whose labels would not fit at a legible size, is not drawn. The image rows are
+carry none, or whose labels would not fit at a legible size, is not drawn (a balanced configuration's
+pair questions are about pictures marked by letters, pipeline.text.pictured.markers; its observer's
+picture with the objects named is drawn for its agent rows apart). The image rows are
 `AgentImage`; the kind's rows are their questions, each with its image (`AgentVisionQuestion`, the
 kind's RECORD, stored as the vision kind's are: pipeline.dataset.vision.stored_rows), in the files
 the vision kinds share, where the plan and door PNGs the vision configuration shows too are stored
@@ -68,7 +71,6 @@ def rows(room: Room, config: Config) -> list[AgentVisionQuestion]:
     observer = next(row.story_pose for row in agent_rows if row.kind == "agent")
     names = room_labels(room, config)
     marks = markers(scene) if config.balanced else None  # what a balanced configuration's pair questions' pictures show
-    story_image = None  # the observer's picture labelled by names, for the rows asked with it
     story_queries = [row.query.pair for row in agent_rows if row.story_view == AGENT_VIEW]
     views: list[FirstPerson] = []
     poses = room.shared(("first-person poses", observer, config.d, config.balanced),
@@ -80,8 +82,8 @@ def rows(room: Room, config: Config) -> list[AgentVisionQuestion]:
         view = _measured(room, point, pose.facing)
         name = FIRST_PERSON if pose == observer else f"{FIRST_PERSON}_{sum(v.pose != observer for v in views) + 2}"
         picture = Picture(name, {i: names[i] for i in view.labelled() if i in names}, view.camera, view.sightings)
-        asks = bool(clear_pairs(scene, picture, config.d, in_line=config.balanced)) or (pose == observer and any(
-            all(_shows(scene, picture, name) for name in pair) for pair in story_queries))
+        story_shown = pose == observer and any(all(_shows(scene, picture, n) for n in pair) for pair in story_queries)
+        asks = bool(clear_pairs(scene, picture, config.d, in_line=config.balanced)) or (marks is None and story_shown)
         if not asks:  # drawn only now: a stance whose picture would carry no question is not drawn ...
             continue
         png = _drawn(room, point, pose.facing, view, names if marks is None else marks)
@@ -89,10 +91,14 @@ def rows(room: Room, config: Config) -> list[AgentVisionQuestion]:
             continue
         shown = name if marks is None else MARKED + name
         views.append(FirstPerson(pose, png, Picture(shown, image_labels(png) or {}, view.camera, view.sightings)))
-        if pose == observer:
-            named = png if marks is None else _drawn(room, point, pose.facing, view, names)
-            story_image = named and FirstPerson(pose, named, Picture(name, image_labels(named) or {}, view.camera,
-                                                                     view.sightings))
+    if marks is None:  # the observer's picture, where drawn, goes with the rows whose story is told from there
+        story_image = next((view for view in views if view.pose == observer), None)
+    else:  # a picture of its own, the objects named, drawn for every room whose labels fit it
+        point = camera_point(scene, observer, config.d)
+        view = _measured(room, point, observer.facing)
+        named = _drawn(room, point, observer.facing, view, names)
+        story_image = named and FirstPerson(observer, named, Picture(FIRST_PERSON, image_labels(named) or {},
+                                                                     view.camera, view.sightings))
     door = door_sightings(room)
     return stored_rows(agent_vision_rows(scene, agent_rows, room_images(room, config), door[0], views, config.balanced,
                                          story_image))
@@ -157,7 +163,11 @@ def agent_vision_rows(scene: Scene, rows: Sequence[AgentItem], images: Mapping[s
     asked: dict[str, list[AgentVisionItem]] = {name: [] for name in pictures}
     for row in rows:
         picture = pictures[IMAGE_OF_STORY[row.story_view]]
-        if picture.labels is not None and not all(_shows(scene, picture, name) for name in row.query.pair):
+        # A balanced configuration asks every row with its image, whether or not the image shows the
+        # objects asked about: rows kept for what their picture shows would be chosen by their
+        # answers (the first-person ones whose two objects the observer sees were Yes 62% of the time).
+        if picture.name not in pngs or not balanced and picture.labels is not None and not all(
+                _shows(scene, picture, name) for name in row.query.pair):
             continue  # the image hides a queried object: no question about it with this image
         asked[picture.name].append(AgentVisionItem(**{**init_fields(row, AgentItem), "config": config,
                                                       "id": row.id.replace(row.config, config)},

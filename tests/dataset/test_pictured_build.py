@@ -180,6 +180,15 @@ def test_every_image_only_question_of_a_few_rooms_answers_what_its_picture_shows
     assert problems == []
     assert checked["top_down"] and checked["south_door"] and checked["first_person"]
     assert checked["rooms with two first-person images or more"] == SCENE_COUNT
+    # the agent rows asked with their story's image: the paper's where it shows both objects asked
+    # about, a balanced configuration's every one
+    rows = open_rows(out)
+    for agent, pictured in (("agent_n5_m4_d144", "vision_agent_n5_m4_d144"),
+                            ("agent_n5_m4_d144_balanced", "vision_agent_n5_m4_d144_balanced")):
+        asked = {r["id"] for r in rows.rows([agent], ("id",))}
+        with_image = {r["id"].replace(pictured, agent) for r in rows.rows([pictured], ("id", "modality"))
+                      if r["modality"] == "image+story"}
+        assert with_image == asked if agent.endswith("_balanced") else with_image < asked
 
 
 @pytest.mark.slow
