@@ -33,8 +33,8 @@ from pipeline.text.configs import Config
 from pipeline.text.items import init_fields
 from pipeline.text.kinds import KINDS, Room, parse
 from pipeline.text.prompts import AGENT_VIEW
-from pipeline.text.pictured import (MARKED, AgentVisionItem, CameraPose, Picture, clear_pairs, first_person_poses, markers,
-                                    seen_pair_questions)
+from pipeline.text.pictured import (MARKED, AgentVisionItem, CameraPose, Picture, clear_pairs, first_person_poses,
+                                    markers, seen_pair_questions)
 
 KIND = KINDS["vision_agent"]
 FIRST_PERSON = IMAGE_OF_STORY[AGENT_VIEW]  # the story observer's image; further stances' are FIRST_PERSON_<k>, k = 2, 3, ...
@@ -166,8 +166,8 @@ def agent_vision_rows(scene: Scene, rows: Sequence[AgentItem], images: Mapping[s
         # A balanced configuration asks every row with its image, whether or not the image shows the
         # objects asked about: rows kept for what their picture shows would be chosen by their
         # answers (the first-person ones whose two objects the observer sees were Yes 62% of the time).
-        if picture.name not in pngs or not balanced and picture.labels is not None and not all(
-                _shows(scene, picture, name) for name in row.query.pair):
+        if picture.name not in pngs or (not balanced and picture.labels is not None and not all(
+                _shows(scene, picture, name) for name in row.query.pair)):
             continue  # the image hides a queried object: no question about it with this image
         asked[picture.name].append(AgentVisionItem(**{**init_fields(row, AgentItem), "config": config,
                                                       "id": row.id.replace(row.config, config)},

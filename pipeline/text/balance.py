@@ -17,8 +17,9 @@ target is drawn first and a question of the room that has it is found after:
   holds it, another's does not), then Yes or No by a fair coin, then a pair with that answer. So
   within every room the candidate says nothing of the answer. Where no relation allows both (every
   pair's answer set is all nine), the fallback is a candidate and a pair drawn at random, and
-  `Drawn.fallback` says so (pipeline.text.items then asks no YN question). rcc8 asks only where two pairs of the same two object types differ
-  (`group_of`): what two types are says too much of how their footprints meet.
+  `Drawn.fallback` says so (pipeline.text.items then asks no YN question). rcc8 asks only where
+  two pairs of the same two object types differ (`group_of`): what two types are says too much of
+  how their footprints meet.
 
 The pairs offered are those whose answer no single stated fact gives (pipeline.text.items), and
 every draw comes from the `rng` handed in, so a room's questions stay a pure function of its seed.

@@ -189,7 +189,8 @@ def seen_pair_questions(scene: Scene, row: AgentItem, config: str, observer: Pos
     seen = data_json("agents.json")["seen"]
     common = dict(
         init_fields(row, AgentItem), **NO_REASONING, config=config, setting=IMAGE_ONLY_SETTING,
-        story=" ".join([observer_frame(observer, rng), *_marker_note(picture)]), story_order=tuple(labels[o.id] for o in shown), kind="agent",
+        story=" ".join([observer_frame(observer, rng), *_marker_note(picture)]),
+        story_order=tuple(labels[o.id] for o in shown), kind="agent",
         story_view=AGENT_VIEW, story_pose=observer, question_pose=observer, frame_changes=0, frame_angle=0,
         modality="image", image_name=picture.name, camera=picture.camera,
     )
