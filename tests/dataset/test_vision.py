@@ -25,7 +25,7 @@ from pipeline.render.png import image_labels
 from pipeline.spatial.relations import direction_of_points
 from pipeline.text.configs import Config
 from pipeline.text.items import room_items
-from pipeline.text.pictured import IN_LINE, MARKED, PAIRS_PER_VIEW, Picture, clear_pairs, markers, story_labels
+from pipeline.text.pictured import IN_LINE, MARKED, PAIRS_PER_VIEW, Picture, _letters, clear_pairs, markers, story_labels
 from pipeline.text.prompts import PAIR_MODALITIES
 
 CONFIG = Config(5, 4, 12)
@@ -261,3 +261,11 @@ def test_bad_input(made):
     with pytest.raises(RoomspaceError, match="not an image"):
         vision_rows(scene, items, {"top_down": b"junk", "south_door": images["south_door"]}, door)
     assert vision_rows(scene, (), images, door) == []
+
+
+def test_markers_give_every_prominent_object_its_own_letter_drawn_from_the_room():
+    scene, _ = layout_room()
+    marks = markers(scene)
+    assert sorted(marks) == sorted(o.id for o in scene.prominent) and markers(scene) == marks
+    assert sorted(marks.values()) == [chr(ord("A") + k) for k in range(len(scene.prominent))]
+    assert [_letters(k) for k in (0, 25, 26, 27, 51, 52, 701, 702)] == ["A", "Z", "AA", "AB", "AZ", "BA", "ZZ", "AAA"]
