@@ -63,7 +63,7 @@ class Pictures:
         return self.cache["room", index]
 
     def frame(self, index: int, row: dict):
-        key = ("frame", index, row["image_name"], str(row["camera"]))
+        key = ("frame", index, picture_kind(row["image_name"]), str(row["camera"]))  # a marked copy: the same frame
         if key not in self.cache:
             scene, house = self.room(index)
             if picture_kind(row["image_name"]) == "south_door":

@@ -137,15 +137,18 @@ def _stop(processes: list[subprocess.Popen]) -> None:
             tree += psutil.Process(process.pid).children(recursive=True)
         except psutil.NoSuchProcess:
             pass
-    for process in processes:
-        if process.poll() is None:
-            process.terminate()
-    for process in processes:
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    # the workers (started after the scheduler) first, while their scheduler can still hear them
+    # leave: a worker stopped after it waits out its timeouts trying to reach it (10 s of teardown)
+    for group in (processes[1:], processes[:1]):
+        for process in group:
+            if process.poll() is None:
+                process.terminate()
+        for process in group:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
     _, alive = psutil.wait_procs(tree, timeout=30)
     for child in alive:
         child.kill()
