@@ -33,6 +33,8 @@ from pipeline.text.pictured import BEARING_MARGIN, IN_LINE, MARKED, MIN_SHARE, m
 
 CONFIGS = "n5_m4_d144,n5_m4_d144_balanced"
 PAIR_MODALITIES_WITH_IMAGES = ("image", "image+text")
+READ = ("id", "config", "room_index", "d", "image_name", "camera", "pair", "modality", "question_type", "query",
+        "answer", "answer_set", "candidate")  # and the image, of the questions checked
 
 
 def built(scenes: Path, rooms: int, out: Path, seed: int) -> Path:
@@ -144,13 +146,18 @@ def check_build(out: Path, scenes: Path, seed: int) -> tuple[Counter, list[str]]
     for config in rows.configs:
         if not config.startswith("vision"):
             continue
-        for row in rows.rows([config]):
+        asked = []
+        for row in rows.rows([config], READ):
             name = row["image_name"]
-            kind = picture_kind(name)
-            if kind == "first_person":
+            if picture_kind(name) == "first_person":
                 first_person[config, row["room_index"]].add((name, str(row["camera"])))
-            if row["pair"] is None or row["modality"] not in PAIR_MODALITIES_WITH_IMAGES:
-                continue
+            if row["pair"] is not None and row["modality"] in PAIR_MODALITIES_WITH_IMAGES:
+                asked.append(row)
+        # the images of the pair questions only: most rows' are those of image+story questions
+        images = {r["id"]: r["image"] for r in rows.rows([config], ("id", "image"), keep={r["id"] for r in asked})}
+        for row in asked:
+            row["image"] = images[row["id"]]
+            kind = picture_kind(row["image_name"])
             checked[kind] += 1
             problems.extend(check_row(pictures, row))
             if kind == "first_person":
@@ -192,9 +199,11 @@ def test_every_image_only_question_of_a_few_rooms_answers_what_its_picture_shows
 
 
 @pytest.mark.slow
-def test_every_image_only_question_of_100_rooms_answers_what_its_picture_shows(roomspace_100_scenes, tmp_path, capsys):
-    seed, rooms = ROOMSPACE_100
-    out = built(roomspace_100_scenes, rooms, tmp_path / "pictured-100", seed)
+def test_every_image_only_question_of_half_of_roomspace_100_answers_what_its_picture_shows(roomspace_100_scenes,
+                                                                                          tmp_path, capsys):
+    # half of RoomSpace-100's rooms (about 3,600 questions): all 100 took 88 s of make test's 10 minutes
+    seed, rooms = ROOMSPACE_100[0], ROOMSPACE_100[1] // 2
+    out = built(roomspace_100_scenes, rooms, tmp_path / "pictured-50", seed)
     checked, problems = check_build(out, roomspace_100_scenes, seed)
     with capsys.disabled():
         print(f"\n{rooms} rooms: checked {dict(checked)}; contradictions {len(problems)}")
