@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from pipeline.scene.scene_file import load_scene, scene_path
@@ -31,46 +30,34 @@ DECIMALS = 5
 
 
 def fit(scenes: Path, seed: int, rooms: range, config: Config) -> dict:
-    def seen():
-        for k in rooms:
-            scene = load_scene(scene_path(scenes, seed, k))
-            if len(scene.prominent) < config.n:
-                continue
-            askable, types = RoomItems(scene).askable(config)
-            for setting, answers in askable.items():
-                for pair, answer in answers.items():
-                    yield setting, types[pair[0]], types[pair[1]], answer
-    return {"fitted_on": {"seed": seed, "rooms": len(rooms), "config": config.name},
-            "settings": prior_table(seen(), lambda setting: RCC8 if setting == RCC8_SETTING else DIRECTIONS)}
-
-
-def prior_table(seen: Iterable[tuple[str, str, str, frozenset[str]]], codes_of: Callable[[str], Sequence[str]]) -> dict:
-    """The prior's table (balance.TypePrior) of what was seen: (setting, subject type, object type,
-    answer set) per pair asked. Per setting, the answer sets given by LEAST_SHARE of its pairs or
-    more, in size order, their shares over all pairs, and per type as subject and as object
-    (smoothed toward the setting's shares by SMOOTHING pairs); `codes_of(setting)` orders a set."""
     pairs: Counter = Counter()  # (setting, role, type) -> pairs seen; role "" for the whole setting
     given: Counter = Counter()  # (setting, role, type, answer set) -> pairs whose answer is that set
-    for setting, subject, obj, answer in seen:
-        for role, type_ in (("", ""), ("subject", subject), ("object", obj)):
-            pairs[setting, role, type_] += 1
-            given[setting, role, type_, answer] += 1
+    for k in rooms:
+        scene = load_scene(scene_path(scenes, seed, k))
+        if len(scene.prominent) < config.n:
+            continue
+        askable, types = RoomItems(scene).askable(config)
+        for setting, answers in askable.items():
+            for pair, answer in answers.items():
+                for role, type_ in (("", ""), ("subject", types[pair[0]]), ("object", types[pair[1]])):
+                    pairs[setting, role, type_] += 1
+                    given[setting, role, type_, answer] += 1
     settings = {}
     for setting in dict.fromkeys(s for s, _, _ in pairs):
-        codes = codes_of(setting)
+        codes = RCC8 if setting == RCC8_SETTING else DIRECTIONS
         total = pairs[setting, "", ""]
         sets = sorted((answer for (s, role, _, answer), count in given.items()
                        if s == setting and not role and count >= LEAST_SHARE * total),
                       key=lambda answer: (len(answer), [codes.index(code) for code in sorted(answer, key=codes.index)]))
         base = [given[setting, "", "", answer] / total for answer in sets]
         roles = defaultdict(dict)
-        for (s, role, type_), seen_pairs in sorted(pairs.items()):
+        for (s, role, type_), seen in sorted(pairs.items()):
             if s == setting and role:
-                roles[role][type_] = [round((given[s, role, type_, answer] + SMOOTHING * share) / (seen_pairs + SMOOTHING),
+                roles[role][type_] = [round((given[s, role, type_, answer] + SMOOTHING * share) / (seen + SMOOTHING),
                                             DECIMALS) for answer, share in zip(sets, base)]
         settings[setting] = {"sets": [",".join(sorted(answer, key=codes.index)) for answer in sets],
                              "base": [round(share, DECIMALS) for share in base], **roles}
-    return settings
+    return {"fitted_on": {"seed": seed, "rooms": len(rooms), "config": config.name}, "settings": settings}
 
 
 def dumps(table: dict) -> str:
