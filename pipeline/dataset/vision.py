@@ -152,8 +152,8 @@ def vision_rows(scene: Scene, items: Sequence[Item], images: Mapping[str, bytes]
     if {(i.room_id, i.config) for i in items} != {(scene.room_id, items[0].config)}:
         raise RoomspaceError(f"vision rows need the items of room {scene.room_id} and one configuration")
     config = KIND.config_name(items[0].config)
-    labels = {name: image_labels(images[name]) for name in IMAGES}
     pngs = {**images, **{MARKED + name: png for name, png in (marked or {}).items()}}
+    labels = {name: image_labels(png) for name, png in pngs.items()}
     asked: dict[str, list[VisionItem]] = {name: [] for name in pngs}
     for item in items:
         name = IMAGE_OF_VIEW[item.view]
@@ -164,10 +164,9 @@ def vision_rows(scene: Scene, items: Sequence[Item], images: Mapping[str, bytes]
                                       image_name=name, camera=door[0] if name == "south_door" else None))
     for view, name in IMAGE_OF_VIEW.items():
         asked_about = name if marked is None else MARKED + name
-        pair_labels = image_labels(pngs[asked_about])
-        if pair_labels is not None:
+        if labels[asked_about] is not None:
             camera, seen = door if name == "south_door" else (None, None)
-            picture = Picture(asked_about, pair_labels, camera, seen)
+            picture = Picture(asked_about, labels[asked_about], camera, seen)
             asked[asked_about].extend(pair_questions(scene, items[0], config, view, picture, marked is not None))
     return [VisionImage(f"{scene.room_id}-{config}-{name}", scene.room_id, scene.index, config, name, pngs[name],
                         tuple(questions))
