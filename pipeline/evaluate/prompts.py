@@ -41,7 +41,7 @@ def prompt_columns(style: str = DEFAULT_STYLE) -> list[str]:
     if style == DEFAULT_STYLE:
         return ["id", "prompt", "image"]
     return ["id", "image", "story", "question", "options", "question_type", "setting", "view", "d", "facts",
-            "modality", "story_view", "frame_changes", "naming"]
+            "modality", "story_view", "frame_changes", "naming", "image_name"]
 
 
 def make_prompt(row: Mapping, style: str = DEFAULT_STYLE) -> Prompt:

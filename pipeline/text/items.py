@@ -114,7 +114,8 @@ class Item:
             DEFAULT_STYLE, story=self.story, question=self.question, options=self.options,
             question_type=self.question_type, setting=self.setting, view=self.view, d=self.d,
             relations=(fact.relation for fact in self.facts), modality=getattr(self, "modality", None),
-            story_view=getattr(self, "story_view", None), moved=getattr(self, "frame_changes", 0) > 0))
+            story_view=getattr(self, "story_view", None), moved=getattr(self, "frame_changes", 0) > 0,
+            image_name=getattr(self, "image_name", None)))
 
 
 # The reasoning fields of a question with no story facts to reason from (an rcc8 question, whose

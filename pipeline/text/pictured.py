@@ -51,7 +51,7 @@ from pipeline.spatial.relations import DIRECTIONS, converse, direction, directio
 from pipeline.text.agents import AHEAD, NEAR_AHEAD, AgentItem, Pose, half_view, observer_frame, stances
 from pipeline.text.balance import relation_questions, yn_question
 from pipeline.text.items import NO_REASONING, Item, Query, fr_row, init_fields, yn_row
-from pipeline.text.prompts import AGENT_VIEW, CENTRES_SETTING, IMAGE_ONLY_SETTING, PAIR_MODALITIES
+from pipeline.text.prompts import AGENT_VIEW, CENTRES_SETTING, IMAGE_ONLY_SETTING, MARKED, PAIR_MODALITIES
 from pipeline.text.stories import Teller
 from pipeline.text.words import Phrases, Wording, object_labels, sentence, type_words
 
@@ -60,7 +60,6 @@ BEARING_MARGIN = 10.0  # degrees: a picture tells left from right when the centr
 IN_LINE = 2.0  # degrees: balanced configurations read centres this close in bearing as one behind the other
 MIN_SHARE = 0.3  # a perspective picture shows an object when this share of its pixels is not hidden
 PAIRS_PER_VIEW = 4  # clear pairs asked per room and image, at most
-MARKED = "marked_"  # a balanced pair question's image name: the view's name so prefixed, its objects marked by letters
 
 
 @dataclass(frozen=True)

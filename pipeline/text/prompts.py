@@ -35,6 +35,7 @@ SHAPES_ONLY = ("guiding", "example")  # SRT4LLM's strategies that add sections o
 DEFAULT_STYLE = "self-contained"
 RCC8_SETTING = "rcc8"  # footprints in metres, YN questions about RCC-8 relations: an addition to RoomSpace
 IMAGE_ONLY_SETTING = "none"  # the fact set of a vision row without a story
+MARKED = "marked_"  # a balanced pair question's image name: the view's name so prefixed, its objects marked by letters
 AGENT_VIEW = "agent"  # an egocentric story's words: an observer's, facing a wall only the story's frame knows
 PAIR_KINDS = ("image", "centres", "image+centres")  # one pair question asked three ways: one relation holds
 CENTRES_SETTING = "centres"  # a vision pair question's story: object centres in metres, as the image shows them
@@ -237,12 +238,14 @@ def perspective_definitions() -> str:
 
 def prompt_text(style: str, *, story: str, question: str, options: Iterable[str], question_type: str, setting: str,
                 view: str, d: int, relations: Iterable[str], modality: str | None = None,
-                story_view: str | None = None, moved: bool = False, naming: str | None = None) -> str:
+                story_view: str | None = None, moved: bool = False, naming: str | None = None,
+                image_name: str | None = None) -> str:
     """The prompt of one row in `style`; `relations` are the codes of the facts its story states.
 
     An agent row (pipeline.text.agents) tells its story in `story_view` and asks in `view`; when the
     question `moved` you to another stance, the prompt also says how its options are seen from there.
-    A composition row names its calculus's relations in its `naming` (eponymous or anonymous).
+    A composition row names its calculus's relations in its `naming` (eponymous or anonymous). A
+    pair question about a picture whose objects are marked by letters (`image_name` MARKED...) says so.
     """
     templates = _templates()
     if style not in templates["styles"]:
@@ -260,6 +263,8 @@ def prompt_text(style: str, *, story: str, question: str, options: Iterable[str]
     fields = {"story": story, "question": question, "options": ", ".join(options),
               "instructions": templates["instructions"][instructions][question_type],
               "task": templates["task"][kind_]}
+    if (image_name or "").startswith(MARKED):  # a picture marked by letters (its text-only twin says no picture)
+        fields["task"] = templates["task_marked"].get(kind_, fields["task"])
     if "{definitions}" in templates["styles"][style]:
         if calculus:
             fields["definitions"] = calculus_definitions(calculus["calculus"], naming)
@@ -314,4 +319,4 @@ def row_prompt(row: Mapping, style: str = DEFAULT_STYLE) -> str:
                        question_type=row["question_type"], setting=row["setting"], view=row["view"], d=row["d"],
                        relations=(fact["relation"] for fact in row["facts"]), modality=row.get("modality"),
                        story_view=row.get("story_view"), moved=row.get("frame_changes", 0) > 0,
-                       naming=row.get("naming"))
+                       naming=row.get("naming"), image_name=row.get("image_name"))

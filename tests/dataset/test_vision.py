@@ -26,7 +26,7 @@ from pipeline.spatial.relations import direction_of_points
 from pipeline.text.configs import Config
 from pipeline.text.items import room_items
 from pipeline.text.pictured import IN_LINE, MARKED, PAIRS_PER_VIEW, Picture, _letters, clear_pairs, markers, story_labels
-from pipeline.text.prompts import PAIR_MODALITIES
+from pipeline.text.prompts import PAIR_MODALITIES, row_prompt
 
 CONFIG = Config(5, 4, 12)
 # Five types, each once, centres well apart on both axes, all low enough to be seen from the door.
@@ -219,6 +219,9 @@ def test_balanced_pictures_read_one_object_straight_behind_another():
     assert {door_fr[0]["query"]["subject"], door_fr[0]["query"]["object"]} == {bed, desk}
     assert door_fr[0]["answer_set"] == (["N"] if door_fr[0]["query"]["subject"] == bed else ["S"])
     assert door_fr[0]["image_name"] == MARKED + "south_door"
+    # its prompt says the picture marks objects by letters, made again from the row as the harnesses make it
+    assert "marked with a letter" in door_fr[0]["prompt"] and "with its name" not in door_fr[0]["prompt"]
+    assert row_prompt(door_fr[0]) == door_fr[0]["prompt"]
 
 
 def test_an_object_the_view_hides_is_not_asked_about_in_that_view():
