@@ -26,7 +26,8 @@ in the north-facing view's words). Every choice is drawn from seeds of the room 
 
 A balanced configuration's rows (agent_<config>_balanced, docs/semantics.md section 17) tell the
 same stories; their questions are drawn target first among every pair and stance a framing may ask
-(`_BalancedDraws`), so that what a question shows without its story says little of its answer.
+(`_BalancedDraws`), so that what a question shows without its story says little of its answer;
+their moved questions may face any wall.
 """
 
 from __future__ import annotations
@@ -217,8 +218,7 @@ class _BalancedDraws:
     """A balanced agent configuration's questions (docs/semantics.md section 17): per setting and
     framing, the question's target is drawn first and a question of the room that has it found
     after, among every question the framing may ask: a pair no described pair states, asked from
-    every floor object and every wall it may face (the egocentric framing: from the story's
-    observer). FR and YN draw apart, as the base's balanced items do (pipeline.text.balance), each
+    every floor object facing every wall (the egocentric framing: from the story's observer). FR and YN draw apart, as the base's balanced items do (pipeline.text.balance), each
     answer seen from the question's stance; the type prior weighs pairs as seen facing that way."""
 
     def __init__(self, base: Item, floor: Sequence[str], you_facts: tuple[Fact, ...],
@@ -234,8 +234,6 @@ class _BalancedDraws:
         self.moved = [pair for pair in self.pairs if pair[1] in floor] or [pair for pair in every if pair[1] in floor]
         self.observer = observer
         self.poses = {name: Pose(name, region((o.i, o.j), base.d), o.i, o.j, "N") for name, o in zip(names, base.objects)}
-        self.facings = {name: [f for f in FACINGS if f not in walls_touched_by((pose.i, pose.j), base.d)]
-                        for name, pose in self.poses.items()}
         told = {setting: by_key[setting, TOP_DOWN, "FR"].facts for setting in SETTINGS}
         asked = list(dict.fromkeys(self.pairs + self.moved))
         plan = _plan_answers(names, told, asked, base.d)  # the plan and door framings' stories
@@ -252,7 +250,9 @@ class _BalancedDraws:
         if kind == "agent":
             keys = [(*pair, self.observer.facing) for pair in self.pairs]
         else:
-            keys = [(*pair, facing) for pair in self.moved for facing in self.facings[pair[1]]]
+            # any wall, even one the stance's cell touches: were those left out, the wall named would
+            # tell the answer (standing against a wall, what is asked about mostly lies away from it)
+            keys = [(*pair, facing) for pair in self.moved for facing in FACINGS]
         seen = {key: frozenset(seen_set(plan[key[:2]], key[2])) for key in keys}
         fr = fr_question(seen, rng, self.likely[setting])
         # YN: both answers had among questions facing one wall, so that the wall named says nothing of it
