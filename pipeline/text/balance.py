@@ -5,9 +5,10 @@ The paper asks one pair per room (o_1, o_n) and draws a YN candidate from the an
 complement, so a question's candidate and setting predict its answer without the story. Here the
 target is drawn first and a question of the room that has it is found after:
 
-* FR: an answer-set size class (FR_CLASSES, each weighted by how many answer sets of that class
-  the setting gives, all nine at ALL_NINE_SHARE), then a pair whose answer set is of that class,
-  every answer set of the class as likely as another;
+* FR: an answer set among those the room's pairs give, by its weight, then a pair that gives it;
+  the weights are fitted with the type prior (`TypePrior`) so that over rooms every answer set of
+  a setting is asked as often as another wherever rooms give it that often (all nine at
+  ALL_NINE_SHARE);
 * FR about a picture (pipeline.text.pictured, one relation per pair): its straight pairs first (one
   axis level: north, east, ...), then two diagonal pairs per straight one, each drawn as a relation
   first among those of its kind the picture has, then a pair with it (`relation_questions`): a
@@ -45,13 +46,12 @@ from pipeline.data import data_json
 from pipeline.spatial.frames import FACINGS, seen_facing
 from pipeline.spatial.relations import converse, direction_signs
 
-FR_CLASSES = ((1,), (2, 3), (4, 5, 6), (7, 8), (9,))  # answer-set sizes drawn as one class
 ALL_NINE_SHARE = 0.03  # of a setting's FR draws: rooms whose pairs are all so are a tenth of some settings
 FR_SHARPNESS = 2.5  # a pair's weight is 1 / (how likely its types make its answer) ** this (module docstring)
 YN_CLAMP = (0.03, 0.97)  # no type makes a YN answer certain: weights stay within 1/0.03
 STRAIGHT_PER_PICTURE = 2  # a picture's FR questions about straight pairs, at most (relation_questions)
 DIAGONALS_PER_STRAIGHT = 2  # and about diagonal pairs, at most this many per straight one
-UNSEEN = 0.001  # the prior share of an answer set the fitting rooms never gave
+UNSEEN = 0.001  # the prior share of an answer set the fitting rooms never gave, for a pair's types
 FR_FLOOR = 0.02  # shares below count as this in FR weights: a rare answer set is favoured, not forced
 
 Pair = tuple[str, str]
@@ -61,17 +61,23 @@ PRIOR_FILE = "type_prior.json"
 
 class Likely:
     """How likely a pair's object types make its answer, by pipeline.text.prior's table: a pair's
-    answer set, and whether its answer holds a relation."""
+    answer set, and whether its answer holds a relation; and each answer set's FR weight."""
 
-    def __init__(self, sets: Sequence[AnswerSet], shares: Sequence[float],
+    def __init__(self, sets: Sequence[AnswerSet], weights: Sequence[float],
                  posterior: Callable[[Pair], Sequence[float]]) -> None:
         self.sets = {answer: k for k, answer in enumerate(sets)}
-        self.shares = shares  # of each of `sets` over every pair
+        self.weights = weights  # of each of `sets` in an FR draw (`fr_question`)
         self.posterior = posterior  # a pair -> the share of each of `sets`
 
-    def base(self, answer: AnswerSet) -> float:
+    def weight(self, answer: AnswerSet) -> float:
+        """A set the fitting rooms never gave is as rare as the rarest: weighed as the heaviest."""
         k = self.sets.get(answer)
-        return UNSEEN if k is None else self.shares[k]
+        return max(self.weights) if k is None else self.weights[k]
+
+    def fr_weight(self, pair: Pair, answer: AnswerSet) -> float:
+        """A pair's weight in an FR draw, before it is shared with the room's other pairs giving its
+        set: its set's weight, divided by how likely its types make the set (to the power FR_SHARPNESS)."""
+        return self.weight(answer) / max(self.answer(pair, answer), FR_FLOOR) ** FR_SHARPNESS
 
     def answer(self, pair: Pair, answer: AnswerSet) -> float:
         k = self.sets.get(answer)
@@ -80,11 +86,6 @@ class Likely:
     def holds(self, pair: Pair, code: str) -> float:
         low, high = YN_CLAMP
         return min(max(sum(share for answer, share in zip(self.sets, self.posterior(pair)) if code in answer), low), high)
-
-    def class_weights(self) -> list[float]:
-        """FR_CLASSES' weights: each answer set the setting gives as likely as another, all nine at ALL_NINE_SHARE."""
-        counts = [sum(len(answer) in sizes for answer in self.sets) for sizes in FR_CLASSES[:-1]]
-        return [*counts, ALL_NINE_SHARE * sum(counts) / (1 - ALL_NINE_SHARE)]
 
 
 class TypePrior:
@@ -108,7 +109,7 @@ class TypePrior:
                 total = sum(joint)
                 seen[types] = tuple(share / total for share in joint)
             return seen[types]
-        return Likely([frozenset(answer.split(",")) for answer in table["sets"]], base, posterior)
+        return Likely([frozenset(answer.split(",")) for answer in table["sets"]], table["weights"], posterior)
 
 
 @cache
@@ -119,16 +120,16 @@ def type_prior() -> TypePrior:
 def seen_likely(likely: Likely, facing_of: Callable[[Hashable], str]) -> Likely:
     """`likely` for questions asked facing a wall (agent rows, pipeline.text.agents): a question is
     a (subject, object, ...) key whose answer is its pair's plan answer set as seen facing
-    `facing_of(key)`. Its posterior is its pair's turned with it; a seen set's share over all rooms
-    is the mean of its four turnings' plan shares (facings taken as equally likely)."""
+    `facing_of(key)`. Its posterior is its pair's turned with it; a seen set's FR weight is the mean
+    of its four turnings' plan weights (facings taken as equally likely)."""
     turned = {facing: [frozenset(seen_facing(code, facing) for code in answer) for answer in likely.sets]
               for facing in FACINGS}
     sets = list(dict.fromkeys(answer for facing in FACINGS for answer in turned[facing]))
     index = {answer: k for k, answer in enumerate(sets)}
-    shares = [0.0] * len(sets)
+    weights = [0.0] * len(sets)
     for facing in FACINGS:
-        for answer, share in zip(turned[facing], likely.shares):
-            shares[index[answer]] += share / len(FACINGS)
+        for answer, weight in zip(turned[facing], likely.weights):
+            weights[index[answer]] += weight / len(FACINGS)
     seen: dict[tuple[Pair, str], list[float]] = {}
 
     def posterior(key: Hashable) -> list[float]:
@@ -139,7 +140,7 @@ def seen_likely(likely: Likely, facing_of: Callable[[Hashable], str]) -> Likely:
                 turned_shares[index[answer]] += share
             seen[pair, facing] = turned_shares
         return seen[pair, facing]
-    return Likely(sets, shares, posterior)
+    return Likely(sets, weights, posterior)
 
 
 @dataclass(frozen=True)
@@ -150,19 +151,13 @@ class Drawn:
 
 
 def fr_question(answers: Mapping[Pair, AnswerSet], rng: Random, likely: Likely) -> Drawn:
-    """The pair an FR question asks: its answer set's size class drawn first (`Likely.class_weights`),
-    then a pair of that class, the less its types make its answer likely the likelier."""
+    """The pair an FR question asks: an answer set the room gives, by its fitted weight, and a pair
+    that gives it, the less its types make it likely the likelier (`Likely.fr_weight`). A set's
+    weight is shared among the room's pairs that give it, so how many do says nothing of its draw."""
     pairs = list(answers)
-    by_class = [[p for p in pairs if len(answers[p]) in sizes] for sizes in FR_CLASSES]
-    present = [k for k, members in enumerate(by_class) if members]
-    class_weights = likely.class_weights()
-    chosen = by_class[rng.choices(present, weights=[class_weights[k] or UNSEEN for k in present])[0]]
-    # Each answer set as likely as another: a set's weight is shared among the pairs that give it, and
-    # divided by how common the set is over all rooms; a pair's, by how likely its types make its set.
-    pairs_of = Counter(answers[p] for p in chosen)
-    weights = [(pairs_of[answers[p]] * max(likely.base(answers[p]), FR_FLOOR)
-                * max(likely.answer(p, answers[p]), FR_FLOOR) ** FR_SHARPNESS) ** -1 for p in chosen]
-    return Drawn(rng.choices(chosen, weights=weights)[0], None, fallback=False)
+    pairs_of = Counter(answers.values())
+    weights = [likely.fr_weight(p, answers[p]) / pairs_of[answers[p]] for p in pairs]
+    return Drawn(rng.choices(pairs, weights=weights)[0], None, fallback=False)
 
 
 def relation_questions(relations: Mapping[Pair, str], count: int, rng: Random) -> list[Pair]:

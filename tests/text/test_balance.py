@@ -13,7 +13,7 @@ from pipeline.spatial.facts import SETTINGS, described_pairs, hops
 from pipeline.spatial.relations import DIRECTIONS, VIEWS
 from pipeline.spatial.topology import RCC8, rcc8_converse
 from pipeline.testing.oracle import oracle_answer_set
-from pipeline.text.balance import FR_CLASSES, Likely, fr_question, type_prior, yn_question
+from pipeline.text.balance import Likely, fr_question, type_prior, yn_question
 from pipeline.text.configs import Config, parse_configs
 from pipeline.text.items import RCC8_SETTING, ROWS_PER_ROOM, RoomItems, room_items
 
@@ -23,7 +23,7 @@ PAPER = Config(5, 4, 12)
 def no_prior(codes) -> Likely:
     """Every pair alike, every single relation a set: pairs drawn uniformly."""
     even = [1 / len(codes)] * len(codes)
-    return Likely([frozenset({code}) for code in codes], even, lambda pair: even)
+    return Likely([frozenset({code}) for code in codes], [1.0] * len(codes), lambda pair: even)
 BALANCED = PAPER.as_balanced()
 ROOMS = range(12)
 
@@ -110,14 +110,38 @@ def test_the_candidate_allows_both_answers_in_its_room():
     assert yn_question(everything, DIRECTIONS, rng, no_prior(DIRECTIONS)).fallback
 
 
-def test_fr_targets_a_size_class_the_room_has():
-    answers = {(a, b): frozenset(DIRECTIONS[:size]) for size, (a, b) in enumerate(combinations("abcdefghij", 2), 1)
-               if size <= 9}
-    rng = Random(2)
-    likely = type_prior().likely("o2_d3", lambda name: "Bed")
-    sizes = Counter(len(answers[fr_question(answers, rng, likely).pair]) for _ in range(5000))
-    by_class = [sum(sizes[s] for s in sizes_ if s in sizes) / 5000 for sizes_ in FR_CLASSES]
-    assert by_class[-1] < 0.1 and by_class[0] > by_class[-1]
+def test_fr_draws_an_answer_set_by_its_weight_however_many_pairs_give_it():
+    """A set given by five pairs is drawn as often as one given by one, where both weigh the same;
+    three times as often where it weighs three times as much."""
+    many, one = frozenset({"N"}), frozenset({"S"})
+    answers = {**{(f"a{k}", "b"): many for k in range(5)}, ("c", "b"): one}
+    for weights, share in (([1.0, 1.0], 0.5), ([3.0, 1.0], 0.75)):
+        likely = Likely([many, one], weights, lambda pair: (0.5, 0.5))
+        rng = Random(2)
+        drawn = Counter(answers[fr_question(answers, rng, likely).pair] for _ in range(4000))
+        assert drawn[many] / 4000 == pytest.approx(share, abs=0.03)
+
+
+def test_set_weights_ask_every_common_set_alike():
+    """pipeline.text.prior.choice_weights: rooms giving some of four sets (one in all rooms, one in
+    80%, one in 60%, one in 5%), each set offered with a weight of its own per room. The fitted
+    weights draw the three common sets equally often over the rooms, and the rare one (given by
+    fewer than COMMON of the rooms) weighs as the heaviest."""
+    import numpy as np
+
+    from pipeline.text.prior import COMMON, choice_weights
+
+    rng = np.random.default_rng(0)
+    given = rng.random((3000, 4)) < [1.0, 0.8, 0.6, 0.05]
+    offers = given * rng.uniform(0.5, 2.0, given.shape)
+    assert given[:, 3].mean() < COMMON <= given[:, 2].mean()
+    weights = choice_weights(offers, np.full(4, 0.25))
+    taken = offers * weights
+    drawn = (taken / taken.sum(axis=1, keepdims=True)).mean(axis=0)
+    assert drawn[:3] == pytest.approx([drawn[:3].mean()] * 3, abs=0.002)
+    assert weights[3] == weights.max() == 1.0
+    unweighted = (offers / offers.sum(axis=1, keepdims=True)).mean(axis=0)
+    assert unweighted[0] > 1.5 * unweighted[2]  # without them the set every room gives is drawn most
 
 
 def test_a_pair_is_drawn_the_less_often_the_more_its_types_make_its_answer_likely():
@@ -200,19 +224,19 @@ def test_balanced_agent_rows_ask_undescribed_pairs_from_the_stances_their_framin
 
 def test_an_agent_questions_type_prior_is_its_pairs_turned_to_the_facing_asked():
     """seen_likely: a question (a, b, facing) makes a seen answer set as likely as (a, b)'s types make
-    the plan set it turns from; a seen set's share over all rooms is the mean of its turnings'."""
+    the plan set it turns from; a seen set's FR weight is the mean of its turnings'."""
     from pipeline.spatial.frames import FACINGS, on_plan, seen_facing
     from pipeline.text.balance import seen_likely
 
     likely = type_prior().likely("o2_d2", {"a": "Fridge", "b": "Sofa"}.__getitem__)
     seen = seen_likely(likely, lambda key: key[2])
-    assert sum(seen.shares) == pytest.approx(sum(likely.shares)) and sum(seen.posterior(("a", "b", "E"))) == pytest.approx(1)
+    assert sum(seen.weights) == pytest.approx(sum(likely.weights)) and sum(seen.posterior(("a", "b", "E"))) == pytest.approx(1)
     for facing in FACINGS:
         for answer, k in likely.sets.items():
             turned = frozenset(seen_facing(code, facing) for code in answer)
             assert seen.answer(("a", "b", facing), turned) == pytest.approx(likely.posterior(("a", "b"))[k])
-            assert seen.base(turned) == pytest.approx(sum(
-                likely.base(frozenset(on_plan(seen_facing(code, facing), other) for code in answer))
+            assert seen.weight(turned) == pytest.approx(sum(
+                likely.weight(frozenset(on_plan(seen_facing(code, facing), other) for code in answer))
                 for other in FACINGS) / len(FACINGS))
         for code in DIRECTIONS:
             assert seen.holds(("a", "b", facing), code) == pytest.approx(likely.holds(("a", "b"), on_plan(code, facing)))
