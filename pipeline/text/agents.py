@@ -218,8 +218,9 @@ class _BalancedDraws:
     """A balanced agent configuration's questions (docs/semantics.md section 17): per setting and
     framing, the question's target is drawn first and a question of the room that has it found
     after, among every question the framing may ask: a pair no described pair states, asked from
-    every floor object facing every wall (the egocentric framing: from the story's observer). FR and YN draw apart, as the base's balanced items do (pipeline.text.balance), each
-    answer seen from the question's stance; the type prior weighs pairs as seen facing that way."""
+    every floor object facing every wall (the egocentric framing: from the story's observer). FR
+    and YN draw apart, as the base's balanced items do (pipeline.text.balance), each answer seen
+    from the question's stance; the type prior weighs pairs as seen facing that way."""
 
     def __init__(self, base: Item, floor: Sequence[str], you_facts: tuple[Fact, ...],
                  observer: Pose, by_key: dict) -> None:

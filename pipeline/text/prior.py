@@ -102,9 +102,10 @@ def choice_weights(offers: np.ndarray, target: np.ndarray) -> np.ndarray:
     """Weights w (the heaviest 1) under which, a room r drawing set k with probability
     w_k offers[r, k] / sum_j w_j offers[r, j], the sets' mean probabilities over the rooms are
     `target`: the fixed point of w <- w x target / drawn (a choice model's maximum-likelihood fit),
-    taken in half steps. A set fewer than COMMON of the rooms give cannot reach its target: it
-    weighs as the heaviest (it is asked where it can be), the others sharing what it leaves. A set
-    some rooms give alone may stay above its target: no weight goes below 1 / WEIGHT_RANGE."""
+    taken in half steps. A set fewer than COMMON of the rooms give is not fitted (such sets mostly
+    cannot reach their target): it weighs as the heaviest, so it is asked where it can be, and the
+    others share what it leaves. A set some rooms give alone may stay above its target: no weight
+    goes below 1 / WEIGHT_RANGE."""
     common = (offers > 0).mean(axis=0) >= COMMON
     weights = np.ones(offers.shape[1])
     for _ in range(ROUNDS):
