@@ -6,9 +6,9 @@ complement, so a question's candidate and setting predict its answer without the
 target is drawn first and a question of the room that has it is found after:
 
 * FR: an answer set among those the room's pairs give, by its weight, then a pair that gives it;
-  the weights are fitted with the type prior (`TypePrior`) so that over rooms every answer set of
-  a setting is asked as often as another wherever rooms give it that often (all nine at
-  ALL_NINE_SHARE);
+  the weights are fitted with the type prior (pipeline.text.prior) so that over rooms every answer
+  set a quarter or more of them give is asked as often as another (all nine at ALL_NINE_SHARE),
+  and a rarer one wherever it can be;
 * FR about a picture (pipeline.text.pictured, one relation per pair): its straight pairs first (one
   axis level: north, east, ...), then two diagonal pairs per straight one, each drawn as a relation
   first among those of its kind the picture has, then a pair with it (`relation_questions`): a
