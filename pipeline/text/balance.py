@@ -154,10 +154,14 @@ def fr_question(answers: Mapping[Pair, AnswerSet], rng: Random, likely: Likely) 
     """The pair an FR question asks: an answer set the room gives, by its fitted weight, and a pair
     that gives it, the less its types make it likely the likelier (`Likely.fr_weight`). A set's
     weight is shared among the room's pairs that give it, so how many do says nothing of its draw."""
-    pairs = list(answers)
+    return Drawn(rng.choices(list(answers), weights=fr_weights(answers, likely))[0], None, fallback=False)
+
+
+def fr_weights(answers: Mapping[Pair, AnswerSet], likely: Likely) -> list[float]:
+    """Each pair's weight in `fr_question`'s draw, in `answers`' order: its `Likely.fr_weight`,
+    shared among the pairs giving its set (pipeline.text.prior fits the sets' weights with it)."""
     pairs_of = Counter(answers.values())
-    weights = [likely.fr_weight(p, answers[p]) / pairs_of[answers[p]] for p in pairs]
-    return Drawn(rng.choices(pairs, weights=weights)[0], None, fallback=False)
+    return [likely.fr_weight(pair, answer) / pairs_of[answer] for pair, answer in answers.items()]
 
 
 def relation_questions(relations: Mapping[Pair, str], count: int, rng: Random) -> list[Pair]:

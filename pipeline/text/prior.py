@@ -26,7 +26,7 @@ import numpy as np
 from pipeline.scene.scene_file import load_scene, scene_path
 from pipeline.spatial.relations import DIRECTIONS
 from pipeline.spatial.topology import RCC8
-from pipeline.text.balance import ALL_NINE_SHARE, PRIOR_FILE, TypePrior
+from pipeline.text.balance import ALL_NINE_SHARE, PRIOR_FILE, TypePrior, fr_weights
 from pipeline.text.configs import Config
 from pipeline.text.items import RCC8_SETTING, RoomItems
 
@@ -78,19 +78,17 @@ def fit(scenes: Path, seed: int, rooms: range, config: Config) -> dict:
 
 def set_weights(setting: str, table: dict, prior: TypePrior, rooms: list) -> np.ndarray:
     """A setting's FR weight per answer set (`choice_weights`): each room offers each set it gives
-    the mean `fr_weight` of its pairs giving it (every set's weight 1), as `fr_question` draws; the
-    target is every set alike, all nine at ALL_NINE_SHARE."""
+    the sum of its pairs' `fr_weights` (every set's weight 1), as `fr_question` draws; the target is
+    every set alike, all nine at ALL_NINE_SHARE."""
     sets = [frozenset(answer.split(",")) for answer in table["sets"]]
     index = {answer: k for k, answer in enumerate(sets)}
     offers = []
     for askable, types in rooms:
-        likely = prior.likely(setting, types.__getitem__)
         answers = askable.get(setting, {})
-        pairs_of = Counter(answers.values())
         offer = np.zeros(len(sets))
-        for pair, answer in answers.items():
+        for answer, weight in zip(answers.values(), fr_weights(answers, prior.likely(setting, types.__getitem__))):
             if answer in index:
-                offer[index[answer]] += likely.fr_weight(pair, answer) / pairs_of[answer]
+                offer[index[answer]] += weight
         if offer.any():
             offers.append(offer)
     target = np.array([ALL_NINE_SHARE if answer == frozenset(DIRECTIONS) else 1.0 for answer in sets])
