@@ -51,7 +51,7 @@ from pipeline.spatial.frames import FACINGS, OBSERVER, TOP_DOWN, facing_between,
 from pipeline.spatial.grid import Cell
 from pipeline.spatial.reasoning import PathStep, reasoning_path
 from pipeline.spatial.relations import DIRECTIONS, converse, direction, direction_of_points, region, relation_words
-from pipeline.text.balance import fr_question, seen_likely, type_prior, yn_question
+from pipeline.text.balance import fr_question, seen_weights, type_prior, yn_question
 from pipeline.text.configs import Config
 from pipeline.text.items import Item, Query, asked_no, fr_row, init_fields, yn_row
 from pipeline.text.kinds import KINDS, Room
@@ -220,7 +220,7 @@ class _BalancedDraws:
     after, among every question the framing may ask: a pair no described pair states, asked from
     every floor object facing every wall (the egocentric framing: from the story's observer). FR
     and YN draw apart, as the base's balanced items do (pipeline.text.balance), each answer seen
-    from the question's stance; the type prior weighs pairs as seen facing that way."""
+    from the question's stance; the type weights weigh pairs as seen facing that way."""
 
     def __init__(self, base: Item, floor: Sequence[str], you_facts: tuple[Fact, ...],
                  observer: Pose, by_key: dict) -> None:
@@ -241,8 +241,8 @@ class _BalancedDraws:
         egocentric = _plan_answers(names + [AGENT], {s: facts + you_facts for s, facts in told.items()}, asked, base.d)
         self.answers = {"plan": plan, "door": plan, "agent": egocentric, "agent_moved": egocentric}
         type_of = dict(zip(names, (o.type for o in base.objects))).__getitem__
-        self.likely = {setting: seen_likely(type_prior().likely(setting, type_of), lambda key: key[2])
-                       for setting in SETTINGS}
+        self.weights = {setting: seen_weights(type_prior().weights(setting, type_of), lambda key: key[2])
+                        for setting in SETTINGS}
 
     def questions(self, setting: str, kind: str, rng: Random) -> tuple[tuple, tuple, str]:
         """The FR and the YN question of a setting and framing, each (question pose, pair, plan
@@ -255,9 +255,9 @@ class _BalancedDraws:
             # tell the answer (standing against a wall, what is asked about mostly lies away from it)
             keys = [(*pair, facing) for pair in self.moved for facing in FACINGS]
         seen = {key: frozenset(seen_set(plan[key[:2]], key[2])) for key in keys}
-        fr = fr_question(seen, rng, self.likely[setting])
+        fr = fr_question(seen, rng, self.weights[setting])
         # YN: both answers had among questions facing one wall, so that the wall named says nothing of it
-        yn = yn_question(seen, DIRECTIONS, rng, self.likely[setting], lambda key: key[2])
+        yn = yn_question(seen, DIRECTIONS, rng, self.weights[setting], lambda key: key[2])
         fr_key, yn_key = fr.pair, yn.pair
         return ((self._pose(kind, fr_key), fr_key[:2], plan[fr_key[:2]]),
                 (self._pose(kind, yn_key), yn_key[:2], plan[yn_key[:2]]), yn.candidate)

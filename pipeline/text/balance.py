@@ -5,8 +5,8 @@ The paper asks one pair per room (o_1, o_n) and draws a YN candidate from the an
 complement, so a question's candidate and setting predict its answer without the story. Here the
 target is drawn first and a question of the room that has it is found after:
 
-* FR: an answer set among those the room's pairs give, by its weight, then a pair that gives it;
-  the weights are fitted with the type prior (pipeline.text.prior) so that over rooms every answer
+* FR: a pair drawn by its answer set's weight and its types' factor, the set's weight shared
+  among the room's pairs that give it; fitted (pipeline.text.prior) so that over rooms every answer
   set a quarter or more of them give is asked as often as another (all nine at ALL_NINE_SHARE),
   and a rarer one wherever it can be;
 * FR about a picture (pipeline.text.pictured, one relation per pair): its straight pairs first (one
@@ -15,23 +15,24 @@ target is drawn first and a question of the room that has it is found after:
   picture without a straight pair asks no FR question, so no diagonal answers more than a sixth of
   a view's questions where the diagonals are alike;
 * YN: a candidate among the relations that both answers allow in this room (some pair's answer
-  holds it, another's does not), then Yes or No by a fair coin, then a pair with that answer. So
-  within every room the candidate says nothing of the answer. Where no relation allows both (every
-  pair's answer set is all nine), the fallback is a candidate and a pair drawn at random, and
-  `Drawn.fallback` says so (pipeline.text.items then asks no YN question). rcc8 asks only where
-  two pairs of the same two object types differ (`group_of`): what two types are says too much of
+  holds it, another's does not), then a pair, the pairs of either answer weighing as much together
+  as the other's, each by its types' factor. Where no relation allows both (every pair's answer set
+  is all nine), the fallback is a candidate and a pair drawn at random, and `Drawn.fallback` says so
+  (pipeline.text.items then asks no YN question). rcc8 asks only where two pairs of the same two
+  object types differ (`group_of`), Yes or No by a fair coin: what two types are says too much of
   how their footprints meet.
 
 The pairs offered are those whose answer no single stated fact gives (pipeline.text.items), and
 every draw comes from the `rng` handed in, so a room's questions stay a pure function of its seed.
 
 Rooms are not oriented at random (ProcTHOR puts beds, toilets and counters far from the door more
-often than not), so an object's type tells something of where it stands. Balancing within a room
-does not undo that across rooms; so among the pairs that fit a drawn target, a pair is chosen with
-probability inversely proportional to how likely its types make that target (for FR, to that
-likelihood to the power FR_SHARPNESS: `TypePrior`, fitted on rooms no build uses by
-python -m pipeline.text.prior). A type that usually stands north is then asked about as often where
-it does not as where it does. Measured by `roomspace audit` (docs/semantics.md section 17).
+often than not), so an object's type tells something of where it stands, and balancing within a
+room does not undo that across rooms. So a pair's weight in either draw has a factor per type key
+(`type_keys`: its subject's type, its object's, the two together), fitted on rooms no build uses
+(`TypePrior`, python -m pipeline.text.prior) so that over rooms each key is asked with the answer
+sets spread as over all keys, and with Yes as often as No for every relation offered. A type that
+usually stands north is then asked about as often where it does not as where it does. Measured by
+`roomspace audit` (docs/semantics.md section 17).
 """
 
 from __future__ import annotations
@@ -40,76 +41,82 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+from math import prod
 from random import Random
 
 from pipeline.data import data_json
-from pipeline.spatial.frames import FACINGS, seen_facing
-from pipeline.spatial.relations import converse, direction_signs
+from pipeline.spatial.frames import FACINGS, on_plan, seen_facing
+from pipeline.spatial.relations import DIRECTIONS, converse, direction_signs
 
 ALL_NINE_SHARE = 0.03  # of a setting's FR draws: rooms whose pairs are all so are a tenth of some settings
-FR_SHARPNESS = 2.5  # a pair's weight is 1 / (how likely its types make its answer) ** this (module docstring)
-YN_CLAMP = (0.03, 0.97)  # no type makes a YN answer certain: weights stay within 1/0.03
 STRAIGHT_PER_PICTURE = 2  # a picture's FR questions about straight pairs, at most (relation_questions)
 DIAGONALS_PER_STRAIGHT = 2  # and about diagonal pairs, at most this many per straight one
-UNSEEN = 0.001  # the prior share of an answer set the fitting rooms never gave, for a pair's types
-FR_FLOOR = 0.02  # shares below count as this in FR weights: a rare answer set is favoured, not forced
 
 Pair = tuple[str, str]
 AnswerSet = frozenset[str]
 PRIOR_FILE = "type_prior.json"
+TYPE_ROLES = ("subject", "object", "pair")  # what `type_keys` gives, in order
 
 
-class Likely:
-    """How likely a pair's object types make its answer, by pipeline.text.prior's table: a pair's
-    answer set, and whether its answer holds a relation; and each answer set's FR weight."""
+def type_keys(subject: str, obj: str) -> tuple[str, str, str]:
+    """What a pair's weight in a draw is fitted by, per TYPE_ROLES: its subject's type, its
+    object's, and the two together."""
+    return subject, obj, f"{subject}|{obj}"
+
+
+class TypeWeights:
+    """How a setting's draws weigh a pair by its objects' types (pipeline.text.prior's table): each
+    answer set's FR weight, and a pair's factors on it; a pair's factor in a YN draw offering a
+    relation, by its answer."""
 
     def __init__(self, sets: Sequence[AnswerSet], weights: Sequence[float],
-                 posterior: Callable[[Pair], Sequence[float]]) -> None:
+                 fr_factors: Callable[[Pair], Sequence[float]] | None = None,
+                 yn_factors: Callable[[Pair, str, bool], float] | None = None) -> None:
         self.sets = {answer: k for k, answer in enumerate(sets)}
         self.weights = weights  # of each of `sets` in an FR draw (`fr_question`)
-        self.posterior = posterior  # a pair -> the share of each of `sets`
+        self.fr_factors = fr_factors  # a pair -> its factor on each of `sets`; None: all 1
+        self.yn_factors = yn_factors  # (pair, relation offered, its answer is Yes) -> its factor; None: 1
 
     def weight(self, answer: AnswerSet) -> float:
-        """A set the fitting rooms never gave is as rare as the rarest: weighed as the heaviest."""
+        """A set the fitting rooms (almost) never gave is as rare as the rarest: weighed as the heaviest."""
         k = self.sets.get(answer)
         return max(self.weights) if k is None else self.weights[k]
 
     def fr_weight(self, pair: Pair, answer: AnswerSet) -> float:
         """A pair's weight in an FR draw, before it is shared with the room's other pairs giving its
-        set: its set's weight, divided by how likely its types make the set (to the power FR_SHARPNESS)."""
-        return self.weight(answer) / max(self.answer(pair, answer), FR_FLOOR) ** FR_SHARPNESS
-
-    def answer(self, pair: Pair, answer: AnswerSet) -> float:
+        set: its set's weight times its types' factor on that set."""
         k = self.sets.get(answer)
-        return UNSEEN if k is None else self.posterior(pair)[k]
+        return self.weight(answer) * (1.0 if k is None or self.fr_factors is None else self.fr_factors(pair)[k])
 
-    def holds(self, pair: Pair, code: str) -> float:
-        low, high = YN_CLAMP
-        return min(max(sum(share for answer, share in zip(self.sets, self.posterior(pair)) if code in answer), low), high)
+    def yn_weight(self, pair: Pair, code: str, yes: bool) -> float:
+        """A pair's weight in a YN draw offering `code`, before it is shared with the pairs of its answer."""
+        return 1.0 if self.yn_factors is None else self.yn_factors(pair, code, yes)
 
 
 class TypePrior:
-    """Per setting, the answer sets its askable pairs give and their shares: over all pairs, and per
-    object type as the pair's subject and as its object (smoothed toward the whole). A pair's share
-    of each set combines its two types as independent evidence (naive Bayes)."""
+    """Per setting, its answer sets, each set's FR weight, and per type key (`type_keys`: a type as
+    a pair's subject, as its object, a pair of types) its FR factors (one per set) and YN factors
+    (per relation in DIRECTIONS order, Yes then No); a key not in the table weighs 1."""
 
     def __init__(self, table: Mapping) -> None:
         self.settings = table["settings"]
 
-    def likely(self, setting: str, type_of: Callable[[Hashable], str]) -> Likely:
-        """The setting's prior, a pair's ends read as object types by `type_of`."""
+    def weights(self, setting: str, type_of: Callable[[Hashable], str]) -> TypeWeights:
+        """The setting's weights, a pair's ends read as object types by `type_of`."""
         table = self.settings[setting]
-        base, subject, obj = table["base"], table["subject"], table["object"]
-        seen: dict[tuple[str, str], tuple[float, ...]] = {}
+        fr_tables, yn_tables = ([table[f"{kind}_{role}"] for role in TYPE_ROLES] for kind in ("fr", "yn"))
 
-        def posterior(pair: Pair) -> tuple[float, ...]:
-            types = (type_of(pair[0]), type_of(pair[1]))
-            if types not in seen:
-                joint = [s * o / b for s, o, b in zip(subject.get(types[0], base), obj.get(types[1], base), base)]
-                total = sum(joint)
-                seen[types] = tuple(share / total for share in joint)
-            return seen[types]
-        return Likely([frozenset(answer.split(",")) for answer in table["sets"]], table["weights"], posterior)
+        def fr_factors(pair: Pair) -> list[float]:
+            ones = [1.0] * len(table["sets"])
+            keyed = [factors.get(key, ones) for factors, key in zip(fr_tables, type_keys(type_of(pair[0]), type_of(pair[1])))]
+            return [prod(column) for column in zip(*keyed)]
+
+        def yn_factors(pair: Pair, code: str, yes: bool) -> float:
+            at = 2 * DIRECTIONS.index(code) + (not yes)
+            keys = type_keys(type_of(pair[0]), type_of(pair[1]))
+            return prod(factors[key][at] for factors, key in zip(yn_tables, keys) if key in factors)
+        return TypeWeights([frozenset(answer.split(",")) for answer in table["sets"]], table["weights"],
+                           fr_factors, yn_factors)
 
 
 @cache
@@ -117,30 +124,30 @@ def type_prior() -> TypePrior:
     return TypePrior(data_json(PRIOR_FILE))
 
 
-def seen_likely(likely: Likely, facing_of: Callable[[Hashable], str]) -> Likely:
-    """`likely` for questions asked facing a wall (agent rows, pipeline.text.agents): a question is
+def seen_weights(weights: TypeWeights, facing_of: Callable[[Hashable], str]) -> TypeWeights:
+    """`weights` for questions asked facing a wall (agent rows, pipeline.text.agents): a question is
     a (subject, object, ...) key whose answer is its pair's plan answer set as seen facing
-    `facing_of(key)`. Its posterior is its pair's turned with it; a seen set's FR weight is the mean
-    of its four turnings' plan weights (facings taken as equally likely)."""
-    turned = {facing: [frozenset(seen_facing(code, facing) for code in answer) for answer in likely.sets]
+    `facing_of(key)`. A seen set's FR weight is the mean of its four turnings' plan weights (facings
+    taken as equally likely); a key's factors are its pair's on the plan set, or the plan relation,
+    it turns from."""
+    turned = {facing: [frozenset(seen_facing(code, facing) for code in answer) for answer in weights.sets]
               for facing in FACINGS}
     sets = list(dict.fromkeys(answer for facing in FACINGS for answer in turned[facing]))
     index = {answer: k for k, answer in enumerate(sets)}
-    weights = [0.0] * len(sets)
+    set_weights = [0.0] * len(sets)
     for facing in FACINGS:
-        for answer, weight in zip(turned[facing], likely.weights):
-            weights[index[answer]] += weight / len(FACINGS)
-    seen: dict[tuple[Pair, str], list[float]] = {}
+        for answer, weight in zip(turned[facing], weights.weights):
+            set_weights[index[answer]] += weight / len(FACINGS)
 
-    def posterior(key: Hashable) -> list[float]:
-        pair, facing = (key[0], key[1]), facing_of(key)
-        if (pair, facing) not in seen:
-            turned_shares = [0.0] * len(sets)
-            for answer, share in zip(turned[facing], likely.posterior(pair)):
-                turned_shares[index[answer]] += share
-            seen[pair, facing] = turned_shares
-        return seen[pair, facing]
-    return Likely(sets, weights, posterior)
+    def fr_factors(key: Hashable) -> list[float]:
+        turned_factors = [1.0] * len(sets)
+        for answer, factor in zip(turned[facing_of(key)], weights.fr_factors((key[0], key[1]))):
+            turned_factors[index[answer]] = factor
+        return turned_factors
+
+    def yn_factors(key: Hashable, code: str, yes: bool) -> float:
+        return weights.yn_weight((key[0], key[1]), on_plan(code, facing_of(key)), yes)
+    return TypeWeights(sets, set_weights, fr_factors if weights.fr_factors else None, yn_factors)
 
 
 @dataclass(frozen=True)
@@ -150,18 +157,17 @@ class Drawn:
     fallback: bool  # the room had no question with the target drawn
 
 
-def fr_question(answers: Mapping[Pair, AnswerSet], rng: Random, likely: Likely) -> Drawn:
-    """The pair an FR question asks: an answer set the room gives, by its fitted weight, and a pair
-    that gives it, the less its types make it likely the likelier (`Likely.fr_weight`). A set's
-    weight is shared among the room's pairs that give it, so how many do says nothing of its draw."""
-    return Drawn(rng.choices(list(answers), weights=fr_weights(answers, likely))[0], None, fallback=False)
+def fr_question(answers: Mapping[Pair, AnswerSet], rng: Random, weights: TypeWeights) -> Drawn:
+    """The pair an FR question asks: drawn by `fr_weights` (its set's weight times its types'
+    factor, shared among the room's pairs giving its set, so how many do says nothing of its draw)."""
+    return Drawn(rng.choices(list(answers), weights=fr_weights(answers, weights))[0], None, fallback=False)
 
 
-def fr_weights(answers: Mapping[Pair, AnswerSet], likely: Likely) -> list[float]:
-    """Each pair's weight in `fr_question`'s draw, in `answers`' order: its `Likely.fr_weight`,
-    shared among the pairs giving its set (pipeline.text.prior fits the sets' weights with it)."""
+def fr_weights(answers: Mapping[Pair, AnswerSet], weights: TypeWeights) -> list[float]:
+    """Each pair's weight in `fr_question`'s draw, in `answers`' order: its `TypeWeights.fr_weight`,
+    shared among the pairs giving its set."""
     pairs_of = Counter(answers.values())
-    return [likely.fr_weight(pair, answer) / pairs_of[answer] for pair, answer in answers.items()]
+    return [weights.fr_weight(pair, answer) / pairs_of[answer] for pair, answer in answers.items()]
 
 
 def relation_questions(relations: Mapping[Pair, str], count: int, rng: Random) -> list[Pair]:
@@ -206,14 +212,14 @@ def _level_axes(code: str) -> int:
 
 
 def yn_question(answers: Mapping[Pair, AnswerSet], codes: Sequence[str], rng: Random,
-                likely: Likely | None = None, group_of: Callable[[Pair], Hashable] | None = None) -> Drawn:
+                weights: TypeWeights | None = None, group_of: Callable[[Pair], Hashable] | None = None) -> Drawn:
     """The pair a YN question asks and the relation it offers: a relation both answers allow, then
-    Yes or No by a fair coin, then a pair with that answer, the less its types make that answer
-    likely the likelier (module docstring; without `likely`, where a question does not tell what its
-    objects are, every such pair alike). With `group_of`, both answers must be had among the
-    pairs of one group, and the pair asked is of that group: where what a group shares (its
-    objects' types) all but decides the answer, only a group that holds both answers can ask
-    without telling it."""
+    a pair: the pairs of either answer weigh as much together as the other's, each by its types'
+    factor (`TypeWeights.yn_weight`; without `weights`, where a question does not tell what its
+    objects are, every such pair alike, and Yes or No is a fair coin). With `group_of`, both
+    answers must be had among the pairs of one group, and the pair asked is of that group: where
+    what a group shares (its objects' types) all but decides the answer, only a group that holds
+    both answers can ask without telling it."""
     groups: dict[Hashable, list[Pair]] = {}
     for pair in answers:
         groups.setdefault(group_of(pair) if group_of else None, []).append(pair)
@@ -223,7 +229,7 @@ def yn_question(answers: Mapping[Pair, AnswerSet], codes: Sequence[str], rng: Ra
         return Drawn(rng.choice(list(answers)), rng.choice(list(codes)), fallback=True)
     candidate = rng.choice(list(dict.fromkeys(code for code, _ in both)))
     group = rng.choice([group for code, group in both if code == candidate])
-    yes = rng.random() < 0.5
-    fitting = [p for p in group if (candidate in answers[p]) == yes]
-    weights = likely and [1 / (likely.holds(p, candidate) if yes else 1 - likely.holds(p, candidate)) for p in fitting]
-    return Drawn(rng.choices(fitting, weights=weights)[0], candidate, fallback=False)
+    sides = Counter(candidate in answers[p] for p in group)
+    chances = [(weights.yn_weight(p, candidate, candidate in answers[p]) if weights else 1.0) / sides[candidate in answers[p]]
+               for p in group]
+    return Drawn(rng.choices(group, weights=chances)[0], candidate, fallback=False)

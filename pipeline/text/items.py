@@ -443,10 +443,10 @@ def _balanced_items(scene: Scene, config: Config, choice: Choice, raster: Raster
     for setting in SETTINGS:
         answer_sets = askable[setting]
         said = sentences(facts[setting], order)
-        likely = type_prior().likely(setting, type_of)  # its pairs' shares, worked out once for both views
+        weights = type_prior().weights(setting, type_of)
         for view in VIEWS:
             draw = Random(derive_seed(room_id, name, setting, view))
-            fr, yn = fr_question(answer_sets, draw, likely), yn_question(answer_sets, DIRECTIONS, draw, likely)
+            fr, yn = fr_question(answer_sets, draw, weights), yn_question(answer_sets, DIRECTIONS, draw, weights)
             seed = text_seed(room_id, told, setting, view)
             # The story comes first from its seed: both tellings tell the paper's story, then each its question.
             fr_texts = teller.setting(scene.room_type, scene.side, said, order, view, fr.pair, (yn.candidate,), seed)
@@ -462,13 +462,12 @@ def _balanced_items(scene: Scene, config: Config, choice: Choice, raster: Raster
                                        path_text=written_path(path, pair[0], teller.wording, view) if path else "")))
 
     stated = {o.name: o.footprint for o in objects}
-    likely = type_prior().likely(RCC8_SETTING, type_of)
     for view in VIEWS:
         # The two objects' types all but give their footprints' relation (a chair overlaps the table it
         # stands at), so both answers must be had among pairs of the same two types; a room without
         # such pairs asks no rcc8 question (the fallback, the same draw in either view).
         drawn = yn_question(askable[RCC8_SETTING], RCC8, Random(derive_seed(room_id, name, RCC8_SETTING, view)),
-                            likely, lambda pair: tuple(map(type_of, pair)))
+                            group_of=lambda pair: tuple(map(type_of, pair)))
         if drawn.fallback:
             break
         (truth,) = askable[RCC8_SETTING][drawn.pair]

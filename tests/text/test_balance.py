@@ -13,17 +13,16 @@ from pipeline.spatial.facts import SETTINGS, described_pairs, hops
 from pipeline.spatial.relations import DIRECTIONS, VIEWS
 from pipeline.spatial.topology import RCC8, rcc8_converse
 from pipeline.testing.oracle import oracle_answer_set
-from pipeline.text.balance import Likely, fr_question, type_prior, yn_question
+from pipeline.text.balance import TypePrior, TypeWeights, fr_question, fr_weights, type_prior, yn_question
 from pipeline.text.configs import Config, parse_configs
 from pipeline.text.items import RCC8_SETTING, ROWS_PER_ROOM, RoomItems, room_items
 
 PAPER = Config(5, 4, 12)
 
 
-def no_prior(codes) -> Likely:
+def no_prior(codes) -> TypeWeights:
     """Every pair alike, every single relation a set: pairs drawn uniformly."""
-    even = [1 / len(codes)] * len(codes)
-    return Likely([frozenset({code}) for code in codes], [1.0] * len(codes), lambda pair: even)
+    return TypeWeights([frozenset({code}) for code in codes], [1.0] * len(codes))
 BALANCED = PAPER.as_balanced()
 ROOMS = range(12)
 
@@ -116,51 +115,102 @@ def test_fr_draws_an_answer_set_by_its_weight_however_many_pairs_give_it():
     many, one = frozenset({"N"}), frozenset({"S"})
     answers = {**{(f"a{k}", "b"): many for k in range(5)}, ("c", "b"): one}
     for weights, share in (([1.0, 1.0], 0.5), ([3.0, 1.0], 0.75)):
-        likely = Likely([many, one], weights, lambda pair: (0.5, 0.5))
         rng = Random(2)
-        drawn = Counter(answers[fr_question(answers, rng, likely).pair] for _ in range(4000))
+        drawn = Counter(answers[fr_question(answers, rng, TypeWeights([many, one], weights)).pair] for _ in range(4000))
         assert drawn[many] / 4000 == pytest.approx(share, abs=0.03)
 
 
-def test_set_weights_ask_every_common_set_alike():
-    """pipeline.text.prior.choice_weights: rooms giving some of four sets (one in all rooms, one in
-    80%, one in 60%, one in 5%), each set offered with a weight of its own per room. The fitted
-    weights draw the three common sets equally often over the rooms, and the rare one (given by
-    fewer than COMMON of the rooms) weighs as the heaviest."""
-    import numpy as np
-
-    from pipeline.text.prior import COMMON, choice_weights
-
-    rng = np.random.default_rng(0)
-    given = rng.random((3000, 4)) < [1.0, 0.8, 0.6, 0.05]
-    offers = given * rng.uniform(0.5, 2.0, given.shape)
-    assert given[:, 3].mean() < COMMON <= given[:, 2].mean()
-    weights = choice_weights(offers, np.full(4, 0.25))
-    taken = offers * weights
-    drawn = (taken / taken.sum(axis=1, keepdims=True)).mean(axis=0)
-    assert drawn[:3] == pytest.approx([drawn[:3].mean()] * 3, abs=0.002)
-    assert weights[3] == weights.max() == 1.0
-    unweighted = (offers / offers.sum(axis=1, keepdims=True)).mean(axis=0)
-    assert unweighted[0] > 1.5 * unweighted[2]  # without them the set every room gives is drawn most
+def typed_rooms(count: int, seed: int) -> list:
+    """Rooms as pipeline.text.prior reads them (RoomItems.askable): six pairs each, of three types;
+    a pair's answer is north, east, south or west, north three times as often where its subject is
+    a bed, east where its object is a lamp, and south where it is a chair beside a lamp."""
+    rng = Random(seed)
+    sets = [frozenset({code}) for code in "NESW"]
+    rooms = []
+    for _ in range(count):
+        types = {f"o{k}": rng.choice(["Bed", "Chair", "Lamp"]) for k in range(4)}
+        answers = {}
+        for pair in rng.sample([(a, b) for a in types for b in types if a != b], 6):
+            leaning = [1.0] * 4
+            leaning[0] += 2 * (types[pair[0]] == "Bed")
+            leaning[1] += 2 * (types[pair[1]] == "Lamp")
+            leaning[2] += 4 * ((types[pair[0]], types[pair[1]]) == ("Chair", "Lamp"))
+            answers[pair] = rng.choices(sets, weights=leaning)[0]
+        rooms.append(({"layout": answers}, types))
+    return rooms
 
 
-def test_a_pair_is_drawn_the_less_often_the_more_its_types_make_its_answer_likely():
-    """Two pairs give the same answer; the one whose types usually give it is drawn less often (the
-    type prior, pipeline.text.prior), in FR and in YN alike."""
-    likely = type_prior().likely("layout", {"bed": "Bed", "toilet": "Toilet", "chair": "Chair", "lamp": "FloorLamp"}.get)
-    typical, other = ("bed", "chair"), ("lamp", "toilet")
-    answer = max(likely.sets, key=lambda held: likely.answer(typical, held) / likely.answer(other, held))
-    assert likely.answer(typical, answer) > likely.answer(other, answer)
-    answers = {typical: answer, other: answer, ("chair", "lamp"): frozenset(DIRECTIONS) - answer}
+def expected_draws(rooms: list, prior: TypePrior) -> tuple[Counter, dict, dict]:
+    """Over `rooms`, drawn as a build draws with `prior`: each FR set's chance; the FR sets asked
+    about each (subject, object) types; per types and relation offered, the chance of a YN question
+    and of its Yes."""
+    sets, fr_by, yn_by = Counter(), {}, {}
+    for askable, types in rooms:
+        answers = askable["layout"]
+        weights = prior.weights("layout", types.__getitem__)
+        fr = fr_weights(answers, weights)
+        for (pair, answer), weight in zip(answers.items(), fr):
+            sets[answer] += weight / sum(fr)
+            fr_by.setdefault((types[pair[0]], types[pair[1]]), Counter())[answer] += weight / sum(fr)
+        both = [c for c in DIRECTIONS if any(c in a for a in answers.values()) and any(c not in a for a in answers.values())]
+        for code in both:
+            sides = Counter(code in answer for answer in answers.values())
+            chances = {pair: weights.yn_weight(pair, code, code in answer) / sides[code in answer] for pair, answer in answers.items()}
+            for pair, chance in chances.items():
+                asked = yn_by.setdefault((types[pair[0]], types[pair[1]], code), [0.0, 0.0])
+                asked[0] += chance / sum(chances.values()) / len(both)
+                asked[1] += (code in answers[pair]) * chance / sum(chances.values()) / len(both)
+    return sets, fr_by, yn_by
+
+
+def test_the_fitted_weights_ask_every_set_alike_and_each_type_as_all():
+    """pipeline.text.prior.fitted on rooms whose types lean to answers (`typed_rooms`), read back by
+    TypePrior and drawn by the build's own weights: every set is asked alike, the sets asked about
+    every pair of types are spread as over all, and every pair of types is Yes half the time to
+    every relation offered; on
+    other rooms of the same kind as well. Without the factors, the types tell the answer."""
+    from pipeline.text.prior import fitted
+
+    table = {"settings": fitted(typed_rooms(4000, seed=1), progress=lambda _: None)}
+    unfitted = {"settings": {"layout": {**table["settings"]["layout"], **{
+        f"{kind}_{role}": {} for kind in ("fr", "yn") for role in ("subject", "object", "pair")}}}}
+    for rooms, within in ((typed_rooms(4000, seed=1), 0.01), (typed_rooms(4000, seed=2), 0.08)):  # fitted on, other
+        sets, fr_by, yn_by = expected_draws(rooms, TypePrior(table))
+        assert [sets[answer] / len(rooms) for answer in sets] == pytest.approx([0.25] * 4, abs=0.01)
+        for asked in fr_by.values():
+            assert max(asked.values()) / sum(asked.values()) < 0.25 + within
+        assert all(yes / asked == pytest.approx(0.5, abs=within) for asked, yes in yn_by.values())
+    _, fr_by, yn_by = expected_draws(typed_rooms(4000, seed=2), TypePrior(unfitted))
+    assert max(fr_by["Chair", "Lamp"].values()) / sum(fr_by["Chair", "Lamp"].values()) > 0.4
+    assert max(yes / asked for asked, yes in yn_by.values()) > 0.6
+
+
+def test_a_pair_is_drawn_by_its_types_factors():
+    """Two pairs give the same answer; the one whose types' factors on it are lower is drawn less
+    often, in FR and in YN alike (TypePrior: a factor per subject type, object type and pair of
+    types, 1 for a type not in the table)."""
+    sets = [frozenset({"N"}), frozenset({"S"})]
+    yn_half = [1.0] * 2 * len(DIRECTIONS)
+    yn_half[2 * DIRECTIONS.index("N")] = 0.5  # Yes to "N"
+    table = {"settings": {"layout": {
+        "sets": ["N", "S"], "weights": [1.0, 1.0],
+        "fr_subject": {"Bed": [0.5, 1.0]}, "fr_object": {}, "fr_pair": {"Bed|Chair": [0.5, 1.0]},
+        "yn_subject": {"Bed": yn_half}, "yn_object": {}, "yn_pair": {"Bed|Chair": yn_half}}}}
+    weights = TypePrior(table).weights("layout", {"bed": "Bed", "chair": "Chair", "lamp": "Lamp", "sofa": "Sofa"}.get)
+    typical, other = ("bed", "chair"), ("lamp", "sofa")
+    assert weights.fr_weight(typical, sets[0]) == 0.25 and weights.fr_weight(other, sets[0]) == 1.0
+    assert weights.yn_weight(typical, "N", True) == 0.25 and weights.yn_weight(typical, "N", False) == 1.0
+    answers = {typical: sets[0], other: sets[0], ("chair", "lamp"): sets[1]}
     rng = Random(3)
-    drawn = Counter(fr_question(answers, rng, likely).pair for _ in range(4000))
-    assert drawn[other] > drawn[typical] > 0
+    drawn = Counter(fr_question(answers, rng, weights).pair for _ in range(4000))
+    assert drawn[other] == pytest.approx(4 * drawn[typical], rel=0.15) and drawn[typical] > 0
     yes = Counter()
     for _ in range(4000):
-        asked = yn_question(answers, DIRECTIONS, rng, likely)
-        if asked.pair != ("chair", "lamp"):
-            yes[asked.pair] += 1
-    assert yes[other] > yes[typical] > 0
+        asked = yn_question(answers, ["N"], rng, weights)
+        yes[asked.pair] += 1
+    # either answer's pairs weigh the mean of their factors: Yes (0.25 + 1) / 2 against No 1
+    assert yes[other] == pytest.approx(4 * yes[typical], rel=0.15)
+    assert (yes[other] + yes[typical]) / 4000 == pytest.approx(0.625 / 1.625, abs=0.03)
 
 
 def test_balanced_items_are_a_pure_function_of_room_and_config(rooms):
@@ -222,25 +272,28 @@ def test_balanced_agent_rows_ask_undescribed_pairs_from_the_stances_their_framin
     assert against > 0  # the wall a stance's cell touches is asked too: left out, the wall named told the answer
 
 
-def test_an_agent_questions_type_prior_is_its_pairs_turned_to_the_facing_asked():
-    """seen_likely: a question (a, b, facing) makes a seen answer set as likely as (a, b)'s types make
-    the plan set it turns from; a seen set's FR weight is the mean of its turnings'."""
+def test_an_agent_questions_weights_are_its_pairs_turned_to_the_facing_asked():
+    """seen_weights: a question (a, b, facing) weighs a seen answer set, or a seen relation, by
+    (a, b)'s factors on the plan set, or plan relation, it turns from; a seen set's FR weight is the
+    mean of its turnings'."""
     from pipeline.spatial.frames import FACINGS, on_plan, seen_facing
-    from pipeline.text.balance import seen_likely
+    from pipeline.text.balance import seen_weights
 
-    likely = type_prior().likely("o2_d2", {"a": "Fridge", "b": "Sofa"}.__getitem__)
-    seen = seen_likely(likely, lambda key: key[2])
-    assert sum(seen.weights) == pytest.approx(sum(likely.weights)) and sum(seen.posterior(("a", "b", "E"))) == pytest.approx(1)
+    weights = type_prior().weights("o2_d2", {"a": "Fridge", "b": "Sofa"}.__getitem__)
+    seen = seen_weights(weights, lambda key: key[2])
+    assert sum(seen.weights) == pytest.approx(sum(weights.weights))
+    assert len(set(weights.fr_factors(("a", "b")))) > 1  # the test says something: the factors differ
     for facing in FACINGS:
-        for answer, k in likely.sets.items():
+        for answer in weights.sets:
             turned = frozenset(seen_facing(code, facing) for code in answer)
-            assert seen.answer(("a", "b", facing), turned) == pytest.approx(likely.posterior(("a", "b"))[k])
+            assert seen.fr_weight(("a", "b", facing), turned) / seen.weight(turned) == pytest.approx(
+                weights.fr_weight(("a", "b"), answer) / weights.weight(answer))
             assert seen.weight(turned) == pytest.approx(sum(
-                likely.weight(frozenset(on_plan(seen_facing(code, facing), other) for code in answer))
+                weights.weight(frozenset(on_plan(seen_facing(code, facing), other) for code in answer))
                 for other in FACINGS) / len(FACINGS))
         for code in DIRECTIONS:
-            assert seen.holds(("a", "b", facing), code) == pytest.approx(likely.holds(("a", "b"), on_plan(code, facing)))
-    assert seen.answer(("a", "b", "N"), frozenset({"N"})) != seen.answer(("a", "b", "S"), frozenset({"N"}))
+            for yes in (True, False):
+                assert seen.yn_weight(("a", "b", facing), code, yes) == weights.yn_weight(("a", "b"), on_plan(code, facing), yes)
 
 
 def _picture(rng: Random, straight: int) -> dict:
@@ -303,9 +356,9 @@ def test_no_relation_answers_more_than_a_sixth_of_the_fr_questions_of_pictures_r
 
 
 def test_the_type_prior_is_fitted_on_what_balanced_rooms_may_ask(scenes):
-    """pipeline.text.prior: per setting the answer sets of every askable pair (RoomItems.askable) and
-    their shares, overall and per type as subject and as object, written one type a line and read
-    back as the same table."""
+    """pipeline.text.prior: per setting the answer sets of the askable pairs (RoomItems.askable),
+    a weight per set, and factors per type key met in those rooms (FR: one per set; YN: Yes and No
+    per relation), written one key a line and read back as the same table."""
     import json
 
     from conftest import SCENE_SEED
@@ -314,24 +367,21 @@ def test_the_type_prior_is_fitted_on_what_balanced_rooms_may_ask(scenes):
     from pipeline.text.prior import dumps, fit
 
     rooms = range(4)
-    table = fit(scenes, SCENE_SEED, rooms, PAPER)
-    assert json.loads(dumps(table)) == table and set(table["settings"]) == {*SETTINGS, RCC8_SETTING}
-    types, given = set(), {setting: Counter() for setting in table["settings"]}
+    table = fit(scenes, SCENE_SEED, rooms, PAPER, progress=lambda _: None)
+    assert json.loads(dumps(table)) == table and set(table["settings"]) == set(SETTINGS)
+    keys, given = set(), {setting: Counter() for setting in SETTINGS}
     for k in rooms:
-        room = RoomItems(load_scene(scene_path(scenes, SCENE_SEED, k)))
-        askable, named = room.askable(PAPER)
-        types |= set(named.values())
-        for setting, answers in askable.items():
-            given[setting].update(",".join(c for c in (RCC8 if setting == RCC8_SETTING else DIRECTIONS) if c in answer)
-                                  for answer in answers.values())
+        askable, named = RoomItems(load_scene(scene_path(scenes, SCENE_SEED, k))).askable(PAPER)
+        keys |= set(named.values()) | {f"{a}|{b}" for a in named.values() for b in named.values()}
+        for setting in SETTINGS:
+            given[setting].update(",".join(c for c in DIRECTIONS if c in answer) for answer in askable[setting].values())
     for setting, entry in table["settings"].items():
-        total = sum(given[setting].values())
         assert entry["sets"] == sorted(given[setting], key=lambda s: (s.count(",") + 1, entry["sets"].index(s)))
-        assert entry["base"] == [round(given[setting][s] / total, 5) for s in entry["sets"]]
-        assert set(entry["subject"]) <= types and set(entry["object"]) <= types
-        assert all(len(shares) == len(entry["sets"]) for role in ("subject", "object") for shares in entry[role].values())
-        if setting == RCC8_SETTING:
-            assert all(answer in RCC8 for answer in entry["sets"])
+        assert len(entry["weights"]) == len(entry["sets"]) and max(entry["weights"]) == 1.0
+        for role in ("subject", "object", "pair"):
+            assert set(entry[f"fr_{role}"]) <= keys and set(entry[f"yn_{role}"]) <= keys
+            assert all(len(f) == len(entry["sets"]) for f in entry[f"fr_{role}"].values())
+            assert all(len(f) == 2 * len(DIRECTIONS) for f in entry[f"yn_{role}"].values())
 
 
 def test_a_setting_whose_askable_pairs_are_all_nine_asks_no_yn_question(scenes):
