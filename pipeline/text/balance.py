@@ -105,18 +105,24 @@ class TypePrior:
         """The setting's weights, a pair's ends read as object types by `type_of`."""
         table = self.settings[setting]
         fr_tables, yn_tables = ([table[f"{kind}_{role}"] for role in TYPE_ROLES] for kind in ("fr", "yn"))
+        ones = {"fr": [1.0] * len(table["sets"]), "yn": [1.0] * 2 * len(DIRECTIONS)}
+        seen: dict[tuple[str, str], tuple[list[float], list[float]]] = {}
 
-        def fr_factors(pair: Pair) -> list[float]:
-            ones = [1.0] * len(table["sets"])
-            keyed = [factors.get(key, ones) for factors, key in zip(fr_tables, type_keys(type_of(pair[0]), type_of(pair[1])))]
-            return [prod(column) for column in zip(*keyed)]
+        def factors(pair: Pair) -> tuple[list[float], list[float]]:
+            """A pair's FR factors and YN factors: its type keys' products."""
+            types = (type_of(pair[0]), type_of(pair[1]))
+            if types not in seen:
+                keys = type_keys(*types)
+                seen[types] = tuple(
+                    [prod(column) for column in zip(*(by_key.get(key, ones[kind])
+                                                      for by_key, key in zip(tables, keys)))]
+                    for kind, tables in (("fr", fr_tables), ("yn", yn_tables)))
+            return seen[types]
 
         def yn_factors(pair: Pair, code: str, yes: bool) -> float:
-            at = 2 * DIRECTIONS.index(code) + (not yes)
-            keys = type_keys(type_of(pair[0]), type_of(pair[1]))
-            return prod(factors[key][at] for factors, key in zip(yn_tables, keys) if key in factors)
+            return factors(pair)[1][2 * DIRECTIONS.index(code) + (not yes)]
         return TypeWeights([frozenset(answer.split(",")) for answer in table["sets"]], table["weights"],
-                           fr_factors, yn_factors)
+                           lambda pair: factors(pair)[0], yn_factors)
 
 
 @cache
@@ -230,6 +236,6 @@ def yn_question(answers: Mapping[Pair, AnswerSet], codes: Sequence[str], rng: Ra
     candidate = rng.choice(list(dict.fromkeys(code for code, _ in both)))
     group = rng.choice([group for code, group in both if code == candidate])
     sides = Counter(candidate in answers[p] for p in group)
-    chances = [(weights.yn_weight(p, candidate, candidate in answers[p]) if weights else 1.0) / sides[candidate in answers[p]]
-               for p in group]
+    chances = [(weights.yn_weight(p, candidate, yes) if weights else 1.0) / sides[yes]
+               for p, yes in ((p, candidate in answers[p]) for p in group)]
     return Drawn(rng.choices(group, weights=chances)[0], candidate, fallback=False)

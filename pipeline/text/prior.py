@@ -19,9 +19,10 @@ Each is the fixed point of factor <- factor x wanted / drawn, taken in half step
 proportional fitting). A type key seen in fewer than COMMON_TYPE (a pair of types: COMMON_PAIR)
 pairs with a set, or a relation, is not fitted there: a factor fitted on a few rooms would move a
 build by their chance, not by what the types tell. Such an FR set weighs as the key's heaviest (it
-is asked where it can be), such a YN factor is 1. The rooms are of a seed no build uses by default (seed 1), so no benchmark room's answers
-shape the weights it is sampled with; the more of them, the less a fitted factor holds of their
-chance (16,000 rooms: about 2 minutes to read and 5 to fit on one core).
+is asked where it can be), such a YN factor is 1. The rooms are of a seed no build uses by default
+(seed 1), so no benchmark room's answers shape the weights it is sampled with; the more of them, the
+less a fitted factor holds of their chance (16,000 rooms: about 2 minutes to read and 5 to fit on
+one core).
 """
 
 from __future__ import annotations
@@ -67,12 +68,13 @@ def fitted(rooms: list[Room], progress: Callable[[str], None] = print) -> dict:
         given = Counter(answer for askable, _ in rooms for answer in askable.get(setting, {}).values())
         total = sum(given.values())
         sets = sorted((answer for answer, count in given.items() if count >= LEAST_SHARE * total),
-                      key=lambda answer: (len(answer), [DIRECTIONS.index(code) for code in sorted(answer, key=DIRECTIONS.index)]))
+                      key=lambda answer: (len(answer), sorted(map(DIRECTIONS.index, answer))))
         weights, fr_factors = fr_draw_weights(setting, sets, rooms)
         yn_factors = yn_draw_weights(setting, rooms)
         settings[setting] = {"sets": [",".join(sorted(answer, key=DIRECTIONS.index)) for answer in sets],
                              "weights": digits(weights),
-                             **{f"fr_{role}": {key: digits(f) for key, f in fr_factors[role].items()} for role in TYPE_ROLES},
+                             **{f"fr_{role}": {key: digits(f) for key, f in fr_factors[role].items()}
+                                for role in TYPE_ROLES},
                              **{f"yn_{role}": {key: digits(f.ravel()) for key, f in yn_factors[role].items()}
                                 for role in TYPE_ROLES}}
         progress(f"fitted {setting}")
@@ -165,7 +167,8 @@ def yn_draw_weights(setting: str, rooms: list[Room]) -> dict:
     draws = 0  # (room, relation) draws so far
     for askable, types in rooms:
         answers = askable.get(setting, {})
-        both = [c for c in DIRECTIONS if any(c in a for a in answers.values()) and any(c not in a for a in answers.values())]
+        both = [c for c in DIRECTIONS
+                if any(c in a for a in answers.values()) and any(c not in a for a in answers.values())]
         for c in both:
             sides = Counter(c in answer for answer in answers.values())
             for pair, answer in answers.items():
@@ -182,14 +185,16 @@ def yn_draw_weights(setting: str, rooms: list[Room]) -> dict:
     for role in TYPE_ROLES:
         counts = np.zeros((len(DIRECTIONS), 2, len(pairs.names[role])))
         np.add.at(counts, (code, no, pairs.index[role]), 1)
-        factors[role], fitted[role] = np.ones_like(counts), pairs.fitted(role, counts.sum(axis=1, keepdims=True).repeat(2, 1))
+        seen = counts.sum(axis=1, keepdims=True).repeat(2, axis=1)  # a key's count with a relation, either answer
+        factors[role], fitted[role] = np.ones_like(counts), pairs.fitted(role, seen)
     for _ in range(ROUNDS):
         taken = share * np.prod([factors[role][code, no, pairs.index[role]] for role in TYPE_ROLES], axis=0)
         chance = chance0 * taken / np.bincount(group, taken)[group]
         for role in TYPE_ROLES:
             about = np.zeros_like(factors[role])
             np.add.at(about, (code, no, pairs.index[role]), chance)
-            moved = np.where(fitted[role], factors[role] * np.sqrt(about.mean(axis=1, keepdims=True) / np.maximum(about, 1e-12)), 1.0)
+            wanted = about.mean(axis=1, keepdims=True)  # as often with either answer
+            moved = np.where(fitted[role], factors[role] * np.sqrt(wanted / np.maximum(about, 1e-12)), 1.0)
             # a relation's scale says nothing (a draw offers one relation): its factors keep a geometric mean of 1
             scale = np.exp(np.where(fitted[role], np.log(moved), 0).sum(axis=(1, 2), keepdims=True)
                            / np.maximum(fitted[role].sum(axis=(1, 2), keepdims=True), 1))
@@ -212,7 +217,8 @@ def dumps(table: dict) -> str:
             end = "," if f < len(fields) - 1 else ""
             if isinstance(value, dict):
                 lines.append(f"  {json.dumps(name)}: {{")
-                lines.append(",\n".join(f"   {json.dumps(key)}: {json.dumps(factors)}" for key, factors in value.items()))
+                lines.append(",\n".join(f"   {json.dumps(key)}: {json.dumps(factors)}"
+                                        for key, factors in value.items()))
                 lines.append("  }" + end)
             else:
                 lines.append(f"  {json.dumps(name)}: {json.dumps(value)}{end}")
