@@ -15,8 +15,9 @@ target is drawn first and a question of the room that has it is found after:
   picture without a straight pair asks no FR question, so no diagonal answers more than a sixth of
   a view's questions where the diagonals are alike;
 * YN: a candidate among the relations that both answers allow in this room (some pair's answer
-  holds it, another's does not), then a pair, the pairs of either answer weighing as much together
-  as the other's, each by its types' factor. Where no relation allows both (every pair's answer set
+  holds it, another's does not), then a pair by its types' factor for that relation and its
+  answer, shared among the pairs of the same answer (so either answer weighs its pairs' mean
+  factor: a fair coin where the factors are 1). Where no relation allows both (every pair's answer set
   is all nine), the fallback is a candidate and a pair drawn at random, and `Drawn.fallback` says so
   (pipeline.text.items then asks no YN question). rcc8 asks only where two pairs of the same two
   object types differ (`group_of`), Yes or No by a fair coin: what two types are says too much of
@@ -220,12 +221,12 @@ def _level_axes(code: str) -> int:
 def yn_question(answers: Mapping[Pair, AnswerSet], codes: Sequence[str], rng: Random,
                 weights: TypeWeights | None = None, group_of: Callable[[Pair], Hashable] | None = None) -> Drawn:
     """The pair a YN question asks and the relation it offers: a relation both answers allow, then
-    a pair: the pairs of either answer weigh as much together as the other's, each by its types'
-    factor (`TypeWeights.yn_weight`; without `weights`, where a question does not tell what its
-    objects are, every such pair alike, and Yes or No is a fair coin). With `group_of`, both
-    answers must be had among the pairs of one group, and the pair asked is of that group: where
-    what a group shares (its objects' types) all but decides the answer, only a group that holds
-    both answers can ask without telling it."""
+    a pair by its types' factor (`TypeWeights.yn_weight`) shared among the pairs of its answer, so
+    either answer weighs its pairs' mean factor (without `weights`, where a question does not tell
+    what its objects are, every factor is 1: Yes or No by a fair coin, then a pair). With
+    `group_of`, both answers must be had among the pairs of one group, and the pair asked is of
+    that group: where what a group shares (its objects' types) all but decides the answer, only a
+    group that holds both answers can ask without telling it."""
     groups: dict[Hashable, list[Pair]] = {}
     for pair in answers:
         groups.setdefault(group_of(pair) if group_of else None, []).append(pair)

@@ -82,7 +82,8 @@ def fitted(rooms: list[Room], progress: Callable[[str], None] = print) -> dict:
 
 
 class _Pairs:
-    """Every (room, pair) of a setting as arrays, and each pair's type keys (TYPE_ROLES) as indices."""
+    """The type keys (TYPE_ROLES) of every pair a setting's draws weigh, as indices into each role's
+    sorted keys, and which keys are seen often enough to fit."""
 
     def __init__(self, keys: dict[str, list[str]]) -> None:
         self.names = {role: sorted(set(values)) for role, values in keys.items()}
