@@ -122,8 +122,8 @@ def test_fr_draws_an_answer_set_by_its_weight_however_many_pairs_give_it():
 
 def typed_rooms(count: int, seed: int) -> list:
     """Rooms as pipeline.text.prior reads them (RoomItems.askable): six pairs each, of three types;
-    a pair's answer is north, east, south or west, north three times as often where its subject is
-    a bed, east where its object is a lamp, and south where it is a chair beside a lamp."""
+    a pair's answer is north, east, south or west: north three times as likely where its subject
+    is a bed, east where its object is a lamp, south five times where it is a chair and a lamp."""
     rng = Random(seed)
     sets = [frozenset({code}) for code in "NESW"]
     rooms = []
@@ -152,10 +152,12 @@ def expected_draws(rooms: list, prior: TypePrior) -> tuple[Counter, dict, dict]:
         for (pair, answer), weight in zip(answers.items(), fr):
             sets[answer] += weight / sum(fr)
             fr_by.setdefault((types[pair[0]], types[pair[1]]), Counter())[answer] += weight / sum(fr)
-        both = [c for c in DIRECTIONS if any(c in a for a in answers.values()) and any(c not in a for a in answers.values())]
+        both = [c for c in DIRECTIONS
+                if any(c in a for a in answers.values()) and any(c not in a for a in answers.values())]
         for code in both:
             sides = Counter(code in answer for answer in answers.values())
-            chances = {pair: weights.yn_weight(pair, code, code in answer) / sides[code in answer] for pair, answer in answers.items()}
+            chances = {pair: weights.yn_weight(pair, code, code in answer) / sides[code in answer]
+                       for pair, answer in answers.items()}
             for pair, chance in chances.items():
                 asked = yn_by.setdefault((types[pair[0]], types[pair[1]], code), [0.0, 0.0])
                 asked[0] += chance / sum(chances.values()) / len(both)
@@ -167,14 +169,14 @@ def test_the_fitted_weights_ask_every_set_alike_and_each_type_as_all():
     """pipeline.text.prior.fitted on rooms whose types lean to answers (`typed_rooms`), read back by
     TypePrior and drawn by the build's own weights: every set is asked alike, the sets asked about
     every pair of types are spread as over all, and every pair of types is Yes half the time to
-    every relation offered; on
-    other rooms of the same kind as well. Without the factors, the types tell the answer."""
+    every relation offered; on other rooms of the same kind nearly so. Without the factors, the
+    types tell the answer."""
     from pipeline.text.prior import fitted
 
     table = {"settings": fitted(typed_rooms(4000, seed=1), progress=lambda _: None)}
     unfitted = {"settings": {"layout": {**table["settings"]["layout"], **{
         f"{kind}_{role}": {} for kind in ("fr", "yn") for role in ("subject", "object", "pair")}}}}
-    for rooms, within in ((typed_rooms(4000, seed=1), 0.01), (typed_rooms(4000, seed=2), 0.08)):  # fitted on, other
+    for rooms, within in ((typed_rooms(4000, seed=1), 0.01), (typed_rooms(4000, seed=2), 0.08)):  # fitted, other
         sets, fr_by, yn_by = expected_draws(rooms, TypePrior(table))
         assert [sets[answer] / len(rooms) for answer in sets] == pytest.approx([0.25] * 4, abs=0.01)
         for asked in fr_by.values():
@@ -293,7 +295,8 @@ def test_an_agent_questions_weights_are_its_pairs_turned_to_the_facing_asked():
                 for other in FACINGS) / len(FACINGS))
         for code in DIRECTIONS:
             for yes in (True, False):
-                assert seen.yn_weight(("a", "b", facing), code, yes) == weights.yn_weight(("a", "b"), on_plan(code, facing), yes)
+                plan = weights.yn_weight(("a", "b"), on_plan(code, facing), yes)
+                assert seen.yn_weight(("a", "b", facing), code, yes) == plan
 
 
 def _picture(rng: Random, straight: int) -> dict:
@@ -374,7 +377,8 @@ def test_the_type_prior_is_fitted_on_what_balanced_rooms_may_ask(scenes):
         askable, named = RoomItems(load_scene(scene_path(scenes, SCENE_SEED, k))).askable(PAPER)
         keys |= set(named.values()) | {f"{a}|{b}" for a in named.values() for b in named.values()}
         for setting in SETTINGS:
-            given[setting].update(",".join(c for c in DIRECTIONS if c in answer) for answer in askable[setting].values())
+            given[setting].update(",".join(c for c in DIRECTIONS if c in answer)
+                                  for answer in askable[setting].values())
     for setting, entry in table["settings"].items():
         assert entry["sets"] == sorted(given[setting], key=lambda s: (s.count(",") + 1, entry["sets"].index(s)))
         assert len(entry["weights"]) == len(entry["sets"]) and max(entry["weights"]) == 1.0
