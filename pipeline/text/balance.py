@@ -218,6 +218,13 @@ def _level_axes(code: str) -> int:
     return list(direction_signs(code)).count(0)
 
 
+def allowed(codes: Sequence[str], answers: Sequence[AnswerSet]) -> list[str]:
+    """The codes, in order, that both answers allow among these answer sets: one holds the code,
+    another does not (a YN question's candidates, `yn_question`)."""
+    return [code for code in codes if any(code in answer for answer in answers)
+            and any(code not in answer for answer in answers)]
+
+
 def yn_question(answers: Mapping[Pair, AnswerSet], codes: Sequence[str], rng: Random,
                 weights: TypeWeights | None = None, group_of: Callable[[Pair], Hashable] | None = None) -> Drawn:
     """The pair a YN question asks and the relation it offers: a relation both answers allow, then
@@ -230,8 +237,8 @@ def yn_question(answers: Mapping[Pair, AnswerSet], codes: Sequence[str], rng: Ra
     groups: dict[Hashable, list[Pair]] = {}
     for pair in answers:
         groups.setdefault(group_of(pair) if group_of else None, []).append(pair)
-    both = [(code, group) for code in codes for group in groups.values()
-            if any(code in answers[p] for p in group) and any(code not in answers[p] for p in group)]
+    allowing = [set(allowed(codes, [answers[p] for p in group])) for group in groups.values()]
+    both = [(code, group) for code in codes for group, its in zip(groups.values(), allowing) if code in its]
     if not both:
         return Drawn(rng.choice(list(answers)), rng.choice(list(codes)), fallback=True)
     candidate = rng.choice(list(dict.fromkeys(code for code, _ in both)))

@@ -38,7 +38,7 @@ import numpy as np
 from pipeline.scene.scene_file import load_scene, scene_path
 from pipeline.spatial.facts import SETTINGS
 from pipeline.spatial.relations import DIRECTIONS
-from pipeline.text.balance import ALL_NINE_SHARE, PRIOR_FILE, TYPE_ROLES, type_keys
+from pipeline.text.balance import ALL_NINE_SHARE, PRIOR_FILE, TYPE_ROLES, allowed, type_keys
 from pipeline.text.configs import Config
 from pipeline.text.items import RoomItems
 
@@ -168,8 +168,7 @@ def yn_draw_weights(setting: str, rooms: list[Room]) -> dict:
     draws = 0  # (room, relation) draws so far
     for askable, types in rooms:
         answers = askable.get(setting, {})
-        both = [c for c in DIRECTIONS
-                if any(c in a for a in answers.values()) and any(c not in a for a in answers.values())]
+        both = allowed(DIRECTIONS, list(answers.values()))
         for c in both:
             sides = Counter(c in answer for answer in answers.values())
             for pair, answer in answers.items():

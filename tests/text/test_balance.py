@@ -13,7 +13,7 @@ from pipeline.spatial.facts import SETTINGS, described_pairs, hops
 from pipeline.spatial.relations import DIRECTIONS, VIEWS
 from pipeline.spatial.topology import RCC8, rcc8_converse
 from pipeline.testing.oracle import oracle_answer_set
-from pipeline.text.balance import TypePrior, TypeWeights, fr_question, fr_weights, type_prior, yn_question
+from pipeline.text.balance import TypePrior, TypeWeights, allowed, fr_question, fr_weights, type_prior, yn_question
 from pipeline.text.configs import Config, parse_configs
 from pipeline.text.items import RCC8_SETTING, ROWS_PER_ROOM, RoomItems, room_items
 
@@ -152,8 +152,7 @@ def expected_draws(rooms: list, prior: TypePrior) -> tuple[Counter, dict, dict]:
         for (pair, answer), weight in zip(answers.items(), fr):
             sets[answer] += weight / sum(fr)
             fr_by.setdefault((types[pair[0]], types[pair[1]]), Counter())[answer] += weight / sum(fr)
-        both = [c for c in DIRECTIONS
-                if any(c in a for a in answers.values()) and any(c not in a for a in answers.values())]
+        both = allowed(DIRECTIONS, list(answers.values()))
         for code in both:
             sides = Counter(code in answer for answer in answers.values())
             chances = {pair: weights.yn_weight(pair, code, code in answer) / sides[code in answer]
