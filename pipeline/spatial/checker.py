@@ -35,6 +35,8 @@ from functools import lru_cache, reduce
 from operator import and_, or_
 from typing import TypeVar
 
+import numpy as np
+
 from pipeline.errors import RoomspaceError
 from pipeline.spatial.facts import Fact
 from pipeline.spatial.grid import GRID_SIZES, check_grid_size
@@ -192,21 +194,9 @@ def _answers(facts: frozenset[Constraint], variables: tuple[str, ...], queries: 
              solved: Sequence[frozenset[str]], within: Sequence[frozenset[str]]) -> tuple[frozenset[str], ...]:
     """The answer of each query (a pair of the variables): every direction its pair takes in some
     solution of the facts; the `solved` ones are known to, and none lies outside `within`."""
-    index = {name: k for k, name in enumerate(variables)}
-    unary: list[list[str]] = [[] for _ in variables]
-    binary: dict[Arc, list[str]] = {}  # per pair (a, b), a < b: the codes of "a is <code> of b"
-    for subject, relation, obj in facts:
-        a = index[subject]
-        if obj is None:
-            unary[a].append(relation)
-            continue
-        b = index[obj]
-        code = relation if a < b else _CONVERSE[relation]
-        binary.setdefault((min(a, b), max(a, b)), []).append(code)
-
-    pairs = [(index[query[0]], index[query[1]]) for query in queries]
+    unary, binary, pairs = _network(facts, variables, queries)
     (i_domains, i_signs), (j_domains, j_signs) = (_solve_axis(axis, unary, binary, pairs, d) for axis in (0, 1))
-    answers = [frozenset(code for code, (si, sj) in _SIGNS.items() if si in i and sj in j and code in held)
+    answers = [frozenset(code for code in _axis_product(i, j) if code in held)
                for i, j, held in zip(i_signs, j_signs, within)]
     sought = [k for k, candidates in enumerate(answers) if candidates != solved[k]]
     if _coupled(facts) and sought:
@@ -215,6 +205,95 @@ def _answers(facts: frozenset[Constraint], variables: tuple[str, ...], queries: 
         for k, answer in zip(sought, joint):
             answers[k] = answer
     return tuple(answers)
+
+
+def _network(facts: Iterable[Constraint], variables: tuple[str, ...], queries: Sequence[tuple[str, str]]
+             ) -> tuple[list[list[str]], dict[Arc, list[str]], list[tuple[int, int]]]:
+    """The facts as codes per variable (unary) and per pair (a, b), a < b ("a is <code> of b"), and
+    the queries as pairs of variable positions."""
+    index = {name: k for k, name in enumerate(variables)}
+    unary: list[list[str]] = [[] for _ in variables]
+    binary: dict[Arc, list[str]] = {}
+    for subject, relation, obj in facts:
+        a = index[subject]
+        if obj is None:
+            unary[a].append(relation)
+            continue
+        b = index[obj]
+        code = relation if a < b else _CONVERSE[relation]
+        binary.setdefault((min(a, b), max(a, b)), []).append(code)
+    return unary, binary, [(index[query[0]], index[query[1]]) for query in queries]
+
+
+def _axis_product(i_signs: frozenset[int], j_signs: frozenset[int]) -> frozenset[str]:
+    """The directions whose sign on each axis is one of that axis's."""
+    return frozenset(code for code, (si, sj) in _SIGNS.items() if si in i_signs and sj in j_signs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Bounded reasoning (docs/semantics.md section 22): what is decided before any search.
+
+
+def propagated_answer(facts: Iterable[Fact], variables: Sequence[str], query: tuple[str, str],
+                      d: int) -> frozenset[str]:
+    """R2, every fact propagated without search: the directions of query[0] relative to query[1]
+    that neither axis rules out, each axis reasoned exactly (its orderings, bands and bounds are
+    difference constraints), nor arc consistency over cells (every fact, TPP and distances
+    included) wipes out once "query[0] is R of query[1]" is added. Always holds the exact answer."""
+    variables = tuple(variables)
+    (constraints,) = _checked([tuple(facts)], variables, query, d)
+    return _propagated(constraints, variables, (query[0], query[1]), d)
+
+
+@lru_cache(maxsize=4096)
+def _propagated(facts: frozenset[Constraint], variables: tuple[str, ...], query: tuple[str, str],
+                d: int) -> frozenset[str]:
+    unary, binary, ((q0, qn),) = _network(facts, variables, (query,))
+    (i_domains, (i_signs,)), (j_domains, (j_signs,)) = (_solve_axis(axis, unary, binary, [(q0, qn)], d)
+                                                        for axis in (0, 1))
+    candidates = _axis_product(i_signs, j_signs)
+    if not _coupled(facts) or not candidates:
+        return candidates  # the axes are exact on facts that do not couple them
+    network = _joint_network(unary, binary, (i_domains, j_domains), d)
+    if network is None:
+        return frozenset()
+    domains, arcs, _ = network
+    closed = _path_closure(domains, binary, arcs, d)
+    if closed is None:
+        return frozenset()
+    atoms = _atom_tables(d)
+    related = _relation_atoms(closed, q0, qn, d)
+    candidates = frozenset(code for code in candidates
+                           if any(related >> x & 1 for x in atoms.of_direction[code]))
+    links = _links(arcs, len(domains))
+    return frozenset(code for code in candidates
+                     if _query_propagated(list(domains), _query_links(links, arcs, q0, qn, frozenset((code,)), d),
+                                          q0, qn))
+
+
+def refutation_effort(facts: Iterable[Fact], variables: Sequence[str], query: tuple[str, str], refuted: Iterable[str],
+                      d: int) -> int:
+    """R3's search effort: the branch decisions (values tried) of the checker's search, over cells
+    from the arc-consistent network, that shows no solution puts query[0] in any of the `refuted`
+    directions relative to query[1]. 0 when propagation alone refutes them (or there are none);
+    a RoomspaceError when one of them has a solution."""
+    variables, refuted = tuple(variables), frozenset(refuted)
+    (constraints,) = _checked([tuple(facts)], variables, query, d)
+    if not refuted:
+        return 0
+    unary, binary, ((q0, qn),) = _network(constraints, variables, (query,))
+    axis_domains = tuple(_solve_axis(axis, unary, binary, [], d)[0] for axis in (0, 1))
+    network = _joint_network(unary, binary, axis_domains, d)
+    if network is None:
+        return 0
+    domains, arcs, links = network
+    query_links = _query_links(links, arcs, q0, qn, refuted, d)
+    if not _query_propagated(domains, query_links, q0, qn):
+        return 0
+    tried = [0]
+    if _search(domains, query_links, tried) is not None:
+        raise RoomspaceError(f"{query[0]} may be {sorted(refuted)} of {query[1]}: not refuted")
+    return tried[0]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -423,6 +502,154 @@ def _any_of(codes: frozenset[str], d: int) -> _Relation:
     return _join([_cell_relation(c, d) for c in sorted(codes)])
 
 
+# ---------------------------------------------------------------------------------------------
+# Path consistency over atoms (R2): what a pair of objects may be to each other, as a set of
+# atoms, an atom being one direction with one distance class on each scale (a bitset over
+# atoms). A triple's closure meets a pair's atoms with the composition of the two other
+# pairs' atoms on the grid.
+
+
+@dataclass(frozen=True)
+class _AtomTables:
+    cells: tuple[_Relation, ...]  # per atom: the cell pairs it holds of
+    codes: tuple[frozenset[str], ...]  # per atom: its direction and distance codes
+    converse: tuple[int, ...]  # per atom: the atom of the pair the other way round
+    compose: tuple[_Relation, ...]  # per atom x: rows[y] = the atoms z of (a, c) where x holds of (a, b), y of (b, c)
+    of_direction: dict[str, tuple[int, ...]]  # per direction: its atoms
+    every: int  # the bitset of all atoms
+
+
+@lru_cache(maxsize=None)
+def _atom_tables(d: int) -> _AtomTables:
+    """The atoms of the d x d grid and their weak composition, read off every triple of cells."""
+    tables = _joint_tables(d)
+    size = d * d
+    keys = [(direction(a, b), *(distance(a, b, d, scale) for scale in DISTANCE_SCALES))
+            for a in _CELLS[d] for b in _CELLS[d]]
+    kinds = sorted(set(keys), key=lambda key: (DIRECTIONS.index(key[0]), key[1:]))
+    atom = {key: x for x, key in enumerate(kinds)}
+    of_pair = np.array([atom[key] for key in keys]).reshape(size, size)
+    composed = np.zeros((len(kinds),) * 3, dtype=bool)
+    for b in range(size):
+        composed[of_pair[:, b, None], of_pair[None, b, :], of_pair] = True
+    return _AtomTables(
+        cells=tuple(_meet([_Relation(tables.binary[code]) for code in key]) for key in kinds),
+        codes=tuple(frozenset(key) for key in kinds),
+        converse=tuple(atom[(converse(key[0]), *key[1:])] for key in kinds),
+        compose=tuple(_Relation(_bits(np.flatnonzero(composed[x, y]).tolist()) for y in range(len(kinds)))
+                      for x in range(len(kinds))),
+        of_direction={code: tuple(x for x, key in enumerate(kinds) if key[0] == code) for code in DIRECTIONS},
+        every=_bits(range(len(kinds))),
+    )
+
+
+@lru_cache(maxsize=4096)
+def _converse_atoms(atoms: int, d: int) -> int:
+    converses = _atom_tables(d).converse
+    return _bits(converses[x] for x in range(atoms.bit_length()) if atoms >> x & 1)
+
+
+def _composed_atoms(first: int, second: int, d: int) -> int:
+    compose = _atom_tables(d).compose
+    return reduce(or_, (compose[x].image(second) for x in range(first.bit_length()) if first >> x & 1), 0)
+
+
+@lru_cache(maxsize=1024)
+def _atoms_relation(atoms: int, d: int) -> _Relation:
+    """The cell pairs where one of the atoms holds."""
+    cells = _atom_tables(d).cells
+    return _join([cells[x] for x in range(atoms.bit_length()) if atoms >> x & 1])
+
+
+def _relation_atoms(closed: dict[Arc, int], a: int, b: int, d: int) -> int:
+    """The atoms of a's relation to b in a closure kept per pair (a, b), a < b."""
+    return closed[a, b] if a < b else _converse_atoms(closed[b, a], d)
+
+
+def _path_closure(domains: list[int], binary: dict[Arc, list[str]], arcs: dict[Arc, _Relation],
+                  d: int) -> dict[Arc, int] | None:
+    """Every pair's atoms under path consistency and arc consistency together, to their common
+    fixpoint: a pair keeps the atoms its facts allow that some cells of the two domains take,
+    each triple's composition narrows them, and a pair's atoms, as a constraint on cells, narrow
+    the domains in turn. `domains` and `arcs` are narrowed in place (arcs gain the constraints
+    the closure derives). None on a wipe-out."""
+    atoms = _atom_tables(d)
+    n = len(domains)
+    pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
+    stated = {pair: [x for x in range(len(atoms.codes)) if atoms.codes[x] >= set(binary.get(pair, ()))]
+              for pair in pairs}
+    closed = {pair: atoms.every for pair in pairs}
+    while True:
+        changed = []
+        for a, b in pairs:
+            realised = _bits(x for x in stated[a, b] if closed[a, b] >> x & 1
+                             and atoms.cells[x].image(domains[a]) & domains[b])
+            if realised != closed[a, b]:
+                closed[a, b] = realised
+                changed.append((a, b))
+        if not changed:
+            return closed
+        if not _closed_triples(closed, changed, n, d):
+            return None
+        for a, b in pairs:
+            derived = _atoms_relation(closed[a, b], d)
+            if (a, b) in arcs:
+                arcs[a, b] = _meet([arcs[a, b], derived])
+                arcs[b, a] = _meet([arcs[b, a], _atoms_relation(_converse_atoms(closed[a, b], d), d)])
+            else:
+                arcs[a, b], arcs[b, a] = derived, _atoms_relation(_converse_atoms(closed[a, b], d), d)
+        if not _propagate(domains, _links(arcs, n), range(n)):
+            return None
+
+
+def _closed_triples(closed: dict[Arc, int], changed: list[Arc], n: int, d: int) -> bool:
+    """Path consistency over atoms from the pairs that `changed`: each pair's atoms met with the
+    composition through every third object, until nothing narrows; False on an empty pair."""
+    queue, waiting = list(changed), set(changed)
+    while queue:
+        a, b = queue.pop()
+        waiting.discard((a, b))
+        for c in range(n):
+            if c in (a, b):
+                continue
+            # a to c through b, and b to c through a
+            for (p, q), first, second in (((a, c), (a, b), (b, c)), ((b, c), (b, a), (a, c))):
+                through = _composed_atoms(_relation_atoms(closed, *first, d), _relation_atoms(closed, *second, d), d)
+                pair, held = ((p, q), through) if p < q else ((q, p), _converse_atoms(through, d))
+                kept = closed[pair] & held
+                if kept != closed[pair]:
+                    if not kept:
+                        return False
+                    closed[pair] = kept
+                    if pair not in waiting:
+                        waiting.add(pair)
+                        queue.append(pair)
+    return True
+
+
+def _joint_network(unary: list[list[str]], binary: dict[Arc, list[str]],
+                   axis_domains: Sequence[tuple[int, ...]], d: int
+                   ) -> tuple[list[int], dict[Arc, _Relation], Links] | None:
+    """The joint problem over cells made arc consistent: each variable's cells within its axis
+    domains and unary facts, each pair's facts as one relation both ways, and the links; None
+    on a wipe-out."""
+    tables = _joint_tables(d)
+    domains = []
+    for k, codes in enumerate(unary):
+        domain = tables.product(axis_domains[0][k], axis_domains[1][k])
+        for code in codes:
+            domain &= tables.unary[code]
+        domains.append(domain)
+    arcs = {}
+    for (a, b), codes in binary.items():
+        arcs[(a, b)] = _all_of(frozenset(codes), d)
+        arcs[(b, a)] = _all_of(frozenset(_CONVERSE[c] for c in codes), d)
+    links = _links(arcs, len(domains))
+    if not all(domains) or not _propagate(domains, links, range(len(domains))):
+        return None
+    return domains, arcs, links
+
+
 def _solve_joint(
     unary: list[list[str]],
     binary: dict[Arc, list[str]],
@@ -435,21 +662,10 @@ def _solve_joint(
     """The directions of each query pair over all solutions of the facts, by search over cells,
     within the pair's candidates; the `solved` ones are known to have solutions. Every solution
     found settles its direction for every pair."""
-    tables = _joint_tables(d)
-    domains = []
-    for k, codes in enumerate(unary):
-        domain = tables.product(axis_domains[0][k], axis_domains[1][k])
-        for code in codes:
-            domain &= tables.unary[code]
-        domains.append(domain)
-    arcs = {}
-    for (a, b), codes in binary.items():
-        arcs[(a, b)] = _all_of(frozenset(codes), d)
-        arcs[(b, a)] = _all_of(frozenset(_CONVERSE[c] for c in codes), d)
-
-    links = _links(arcs, len(domains))
-    if not all(domains) or not _propagate(domains, links, range(len(domains))):
+    network = _joint_network(unary, binary, axis_domains, d)
+    if network is None:
         return [frozenset()] * len(pairs)
+    domains, arcs, links = network
     if not arcs:
         # Unary facts only: the query pair may take any cell of each domain.
         return [frozenset(c for c in held if domains[q0] & _cell_relation(_CONVERSE[c], d).image(domains[qn]))
@@ -460,9 +676,7 @@ def _solve_joint(
     into = [[(b, arcs[b, a]) for b, _ in links[a]] for a in range(len(domains))]  # a's facts, seen from the others
     for k, (q0, qn) in enumerate(pairs):
         while open_codes := candidates[k] - found[k]:
-            forward = _any_of(open_codes, d)
-            backward = _any_of(frozenset(_CONVERSE[c] for c in open_codes), d)
-            query_links = _with_query(links, arcs, q0, qn, forward, backward)
+            query_links = _query_links(links, arcs, q0, qn, open_codes, d)
             trial = list(domains)
             if not _query_propagated(trial, query_links, q0, qn):
                 break
@@ -524,6 +738,11 @@ def _with_query(
     return query_links
 
 
+def _query_links(links: Links, arcs: dict[Arc, _Relation], q0: int, qn: int, codes: frozenset[str], d: int) -> Links:
+    """The links with the query "q0 is one of `codes` of qn" added (`_with_query`)."""
+    return _with_query(links, arcs, q0, qn, _any_of(codes, d), _any_of(frozenset(_CONVERSE[c] for c in codes), d))
+
+
 def _query_propagated(domains: list[int], query_links: Links, q0: int, qn: int) -> bool:
     """Domains arc consistent without the query constraint (each query end's last link,
     `_with_query`) made arc consistent with it, in place; False on a wipe-out. Only the query
@@ -567,8 +786,9 @@ def _propagate(domains: list[int], links: Links, changed: Iterable[int]) -> bool
     return True
 
 
-def _search(domains: list[int], links: Links) -> list[int] | None:
-    """A solution below these arc-consistent domains, or None.
+def _search(domains: list[int], links: Links, tried: list[int] | None = None) -> list[int] | None:
+    """A solution below these arc-consistent domains, or None; `tried`, when given, counts the
+    values tried (the branch decisions).
 
     Every constrained variable of a solution has a single value; a variable without
     constraints keeps its (non-empty) domain, as any of its values will do.
@@ -584,10 +804,12 @@ def _search(domains: list[int], links: Links) -> list[int] | None:
     while rest:
         value = rest & -rest
         rest ^= value
+        if tried is not None:
+            tried[0] += 1
         trial = list(domains)
         trial[best] = value
         if _propagate(trial, links, (best,)):
-            solution = _search(trial, links)
+            solution = _search(trial, links, tried)
             if solution is not None:
                 return solution
     return None

@@ -1,0 +1,84 @@
+"""The difficulty ladder: bounded reasoners and the level of a question (docs/semantics.md section 22).
+
+Each reasoner is a sound relaxation of the exact checker: the directions it leaves open for the
+asked pair always hold the exact answer set, and each holds the next one's.
+
+- R0, stated: only the facts about the two asked objects themselves (a fact between them, each
+  one's region and wall facts), solved exactly;
+- R1, chain: R0's answer met with the composition of the direction facts along the shortest chain
+  from one asked object to the other (`reasoning.reasoning_path`);
+- R2, local: every fact, propagated without search (`checker.propagated_answer`): each axis
+  reasoned exactly, then arc consistency over cells with the asked direction added;
+- R3, search: the exact checker; its effort on a question is the branch decisions its search
+  needs to refute what R2 leaves open (`checker.refutation_effort`).
+
+A question's level is the least k whose R_k answers it exactly: 0 when the asked objects' own
+facts give the answer set, 3 when only search does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pipeline.spatial.checker import answer_set, propagated_answer, refutation_effort
+from pipeline.spatial.facts import Fact
+from pipeline.spatial.reasoning import PathStep, reasoning_path
+from pipeline.spatial.relations import DIRECTIONS, in_canonical_order
+
+REASONERS = ("stated", "chain", "local", "search")  # R0 ... R3: level k is answered by REASONERS[k]
+BOUNDED = REASONERS[:-1]  # the reasoners short of the checker, each a `score --baseline` (r0, r1, r2)
+
+
+@dataclass(frozen=True)
+class Bounded:
+    """What each bounded reasoner leaves open for a question's pair, in the row's frame and
+    canonical order: a baseline answers FR with its set, YN Yes unless its set rules the candidate out."""
+
+    stated: tuple[str, ...]
+    chain: tuple[str, ...]
+    local: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Rung:
+    """A question's place on the ladder."""
+
+    bounded: Bounded  # in plan codes
+    level: int  # 0-3: the least k whose R_k gives the exact answer set
+    effort: int  # branch decisions the checker's search needs to refute what R2 leaves open (0 below level 3)
+
+
+def story_variables(facts: Sequence[Fact], query: tuple[str, str]) -> tuple[str, ...]:
+    """The objects a story's facts and question name, in order of first mention: an object no fact
+    names constrains nothing, so these are all the variables the reasoners need."""
+    named = (name for fact in facts for name in (fact.subject, fact.object) if name is not None)
+    return tuple(dict.fromkeys((*named, *query)))
+
+
+def stated_answer(facts: Sequence[Fact], query: tuple[str, str], d: int) -> frozenset[str]:
+    """R0: the exact answer of the facts about the asked objects alone."""
+    own = [fact for fact in facts if fact.subject in query and (fact.object is None or fact.object in query)]
+    return answer_set(own, query, query, d)
+
+
+def chain_answer(facts: Sequence[Fact], query: tuple[str, str], d: int,
+                 path: Sequence[PathStep] | None = None) -> frozenset[str]:
+    """R1: R0 met with the chain's composition (`path`: the query's reasoning path, if known)."""
+    path = reasoning_path(facts, *query) if path is None else path
+    return stated_answer(facts, query, d) & frozenset(path[-1].composed if path else DIRECTIONS)
+
+
+def rung(facts: Sequence[Fact], query: tuple[str, str], exact: Sequence[str], d: int,
+         path: Sequence[PathStep] | None = None) -> Rung:
+    """The bounded reasoners' answers to a question whose exact answer set is `exact`, its level
+    and search effort."""
+    variables = story_variables(facts, query)
+    exact = frozenset(exact)
+    stated = stated_answer(facts, query, d)
+    chain = stated & frozenset(path[-1].composed if path else DIRECTIONS) if path is not None \
+        else chain_answer(facts, query, d)
+    local = propagated_answer(facts, variables, query, d)
+    level = next((k for k, held in enumerate((stated, chain, local)) if held == exact), len(BOUNDED))
+    effort = refutation_effort(facts, variables, query, local - exact, d) if level == len(BOUNDED) else 0
+    return Rung(Bounded(*(in_canonical_order(held) for held in (stated, chain, local))), level, effort)

@@ -1,0 +1,121 @@
+"""The bounded reasoners: each sound (its set holds the exact one), each within the one below, and
+each deciding where its reasoning suffices and not where it does not."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import random_facts, rasters
+from test_checker import checks
+
+from pipeline.errors import RoomspaceError
+from pipeline.spatial.checker import answer_set, propagated_answer, refutation_effort
+from pipeline.spatial.facts import SETTINGS, Fact, described_pairs, setting_facts
+from pipeline.spatial.grid import GRID_SIZES
+from pipeline.spatial.ladder import chain_answer, rung, stated_answer, story_variables
+from pipeline.spatial.relations import DIRECTIONS
+
+
+def assert_nested(facts, names, query, d):
+    exact = answer_set(facts, names, query, d)
+    stated, chain = stated_answer(facts, query, d), chain_answer(facts, query, d)
+    local = propagated_answer(facts, names, query, d)
+    assert exact <= local <= chain <= stated, (facts, query)
+    found = rung(facts, query, exact, d)
+    sets = (*map(frozenset, (found.bounded.stated, found.bounded.chain, found.bounded.local)), exact)
+    assert sets == (stated, chain, local, exact)
+    assert found.level == next(k for k, held in enumerate(sets) if held == exact)
+    assert (found.effort > 0) == (found.level == 3)
+    return found
+
+
+@pytest.mark.parametrize("setting", SETTINGS)
+@checks(300)
+@given(data=st.data())
+def test_every_reasoner_holds_the_exact_answer_and_the_next_ones_on_stories(setting, data):
+    d = data.draw(st.sampled_from(GRID_SIZES))
+    n = data.draw(st.integers(3, 8), label="n")
+    names = [f"o{k + 1}" for k in range(n)]
+    m = data.draw(st.integers(n - 1, n * (n - 1) // 2 - 1), label="m")
+    facts = setting_facts(data.draw(rasters(n, d)), names, described_pairs(n, m), setting)
+    query = tuple(data.draw(st.permutations(names))[:2])
+    assert_nested(facts, names, query, d)
+
+
+@checks(300)
+@given(data=st.data())
+def test_every_reasoner_holds_the_exact_answer_on_arbitrary_facts(data):
+    # Arbitrary codes: often contradictory (every set empty) or unsatisfiable only through a third object.
+    d = data.draw(st.sampled_from(GRID_SIZES))
+    n = data.draw(st.integers(2, 5), label="n")
+    names = [f"v{k}" for k in range(n)]
+    facts = data.draw(random_facts(names, max_facts=2 * n + 2))
+    assert_nested(facts, names, (names[0], names[-1]), d)
+
+
+def test_the_asked_objects_own_facts_decide_at_level_0():
+    facts = [Fact("a", "NWR", None), Fact("b", "SER", None), Fact("a", "N", "c"), Fact("c", "NW", "b")]
+    found = rung(facts, ("a", "b"), answer_set(facts, ["a", "b", "c"], ("a", "b"), 9), 9)
+    assert found.level == 0 and found.bounded.stated == ("NW",)
+
+
+def test_a_chain_decides_what_the_asked_objects_facts_do_not():
+    facts = [Fact("a", "N", "c"), Fact("c", "NE", "b")]
+    assert stated_answer(facts, ("a", "b"), 9) == frozenset(DIRECTIONS)
+    found = rung(facts, ("a", "b"), answer_set(facts, ["a", "b", "c"], ("a", "b"), 9), 9)
+    assert found.level == 1 and found.bounded.chain == ("NE",)
+
+
+def test_the_grid_edges_decide_what_no_chain_does():
+    # Two objects west of a and of b push both to the last column of the west band (i = 2 when d = 9):
+    # a and b share a column. No chain links a to b; their regions leave SE, S, SW.
+    facts = [Fact("a", "SWR", None), Fact("b", "NWR", None), Fact("c", "W", "a"), Fact("e", "W", "c"),
+             Fact("f", "W", "b"), Fact("g", "W", "f")]
+    query = ("a", "b")
+    assert chain_answer(facts, query, 9) == {"SE", "S", "SW"}
+    found = rung(facts, query, answer_set(facts, story_variables(facts, query), query, 9), 9)
+    assert found.level == 2 and found.bounded.local == ("S",)
+
+
+def test_a_far_fact_pushes_objects_to_the_edges_without_search():
+    # d = 9: c and b in the centre band (cells 3-5 both ways), b straight north of c, so c's row is 3 or 4.
+    # a far from c (more than 4.5 cells) in c's column would need row 8 or below 0: a cannot be south of
+    # b (nor share its cell). Nothing relates a to b but through c, and no chain composes a distance.
+    facts = [Fact("c", "CR", None), Fact("a", "D2F", "c"), Fact("b", "N", "c"), Fact("b", "CR", None)]
+    query, names = ("a", "b"), ["a", "b", "c"]
+    exact = answer_set(facts, names, query, 9)
+    assert exact == frozenset(DIRECTIONS) - {"S", "O"}
+    assert chain_answer(facts, query, 9) == frozenset(DIRECTIONS)
+    assert propagated_answer([f for f in facts if f.relation != "D2F"], names, query, 9) == frozenset(DIRECTIONS)
+    assert rung(facts, query, exact, 9).level == 2
+
+
+def test_path_consistency_over_distances_decides_what_arc_consistency_does_not():
+    # a is close to b and c is far from b: a and c cannot share a cell. Arc consistency keeps a cell of c
+    # for every cell of a one at a time; the triple's closure rules O out.
+    facts = [Fact("a", "SW", "b"), Fact("a", "D2C", "b"), Fact("b", "NE", "c"), Fact("b", "D2F", "c")]
+    query = ("c", "a")
+    exact = answer_set(facts, ["a", "b", "c"], query, 9)
+    assert "O" not in exact
+    assert "O" not in propagated_answer(facts, ["a", "b", "c"], query, 9)
+    assert rung(facts, query, exact, 9).level == 2
+
+
+def test_only_search_decides_a_level_3_question():
+    # Found among random stories of d = 12 (o2_d3 facts, five objects): R2 leaves SW open, which only
+    # search refutes.
+    facts = [Fact("o1", "W", "o2"), Fact("o1", "D3C", "o2"), Fact("o2", "E", "o3"), Fact("o2", "D3M", "o3"),
+             Fact("o3", "SW", "o4"), Fact("o3", "D3C", "o4"), Fact("o4", "NW", "o5"), Fact("o4", "D3C", "o5"),
+             Fact("o1", "E", "o3"), Fact("o1", "D3M", "o3"), Fact("o2", "SE", "o4"), Fact("o2", "D3M", "o4"),
+             Fact("o3", "SW", "o5"), Fact("o3", "D3M", "o5")]
+    names, query = [f"o{k}" for k in range(1, 6)], ("o2", "o5")
+    exact = answer_set(facts, names, query, 12)
+    assert exact == {"S", "SE"}
+    found = rung(facts, query, exact, 12)
+    assert found.level == 3 and found.bounded.local == ("SE", "S", "SW")
+    assert found.effort == refutation_effort(facts, names, query, {"SW"}, 12) > 0
+
+
+def test_refuting_a_possible_direction_is_an_error():
+    facts = [Fact("a", "N", "b")]
+    with pytest.raises(RoomspaceError, match="not refuted"):
+        refutation_effort(facts, ["a", "b"], ("a", "b"), {"N"}, 9)
