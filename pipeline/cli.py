@@ -382,7 +382,10 @@ def add_score(commands) -> None:
     add_source(score)
     score.add_argument("--predictions", type=Path, action="append", default=[],
                        help='JSON lines {"id": ..., "prediction": "free text"[, "sample": k, "truncated": true]}; '
-                            "repeat for several systems")
+                            "repeat for several systems. A file run-model wrote is scored on the questions its header "
+                            "says it asked, those it left unanswered as no answer; a file without a header (an "
+                            "inspect export, a hand-made file) on the questions it answers, said on stderr, unless "
+                            "--limit names a sample")
     score.add_argument("--name", type=nonempty_name, action="append", default=[],
                        help="the system's name in the report, once per --predictions in the same order "
                             "(default: the model its file records, else the file's name without its extension)")

@@ -55,6 +55,7 @@ class Evaluation:
     sample: Sample | None  # the sample scored (`--limit`, or the one the predictions files record)
     warnings: list[str]  # where the predictions and the build do not fit (one line each)
     kinds: list = field(default_factory=list)  # the reports of kinds that have their own (pipeline.evaluate.kind_reports)
+    answered_only: bool = False  # scored on the questions predictions files without a header answer
 
 
 def evaluate(location: str, configs: str | None, prediction_files: list[Path], baselines: list[str], seed: int = 0,
@@ -71,8 +72,8 @@ def evaluate(location: str, configs: str | None, prediction_files: list[Path], b
 
     reports = []
     for group in groups(score_rows, chosen, pool):
-        if loaded.sample is not None and not group.items.size:
-            continue  # a configuration the sample does not reach
+        if (loaded.sample is not None or loaded.answered_only) and not group.items.size:
+            continue  # a configuration the sample, or the files without a header, do not reach
         parts = {key: breakdown(score_rows, group.items, key) for key in BREAKDOWNS}
         by = {key: {value: sliced(items) for value, items in found.items()}
               for key, found in parts.items() if list(found) != [None]}  # modality: vision rows only
@@ -88,7 +89,8 @@ def evaluate(location: str, configs: str | None, prediction_files: list[Path], b
     return Evaluation(shown, chosen, seed, {name: o.rounds for name, o in systems.items()}, reports,
                       paired_gaps(score_rows, chosen, systems, seed),
                       {name: o.examples for name, o in systems.items() if o.examples}, loaded.runs, loaded.sample,
-                      loaded.warnings, kind_reports(groups(score_rows, chosen, pool), score_rows, systems, seed))
+                      loaded.warnings, kind_reports(groups(score_rows, chosen, pool), score_rows, systems, seed),
+                      loaded.answered_only)
 
 
 def _blind(rows, configs, seed: int) -> dict | None:
@@ -244,6 +246,10 @@ def markdown(evaluation: Evaluation) -> str:
     if evaluation.sample is not None:
         parts.append(f"On the sample {evaluation.sample.describe()} (pipeline/evaluate/sample.py): chance, majority, "
                      "the baselines and every interval are over its items.")
+    if evaluation.answered_only:
+        parts.append("On the questions the predictions files without a header answer (they name no sample; "
+                     "`--limit N --seed S` names one): chance, majority, the baselines and every interval are over "
+                     "them.")
     runs = _runs(evaluation)
     if runs:
         parts += ["## Systems (as their predictions files record them)", runs]

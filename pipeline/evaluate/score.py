@@ -28,9 +28,11 @@ A predictions file's header (pipeline.evaluate.predictions) names its system by 
 answered and says which sample it asked: when every predictions file records a sample (`run-model
 --limit`), the items scored are those they hold answers for, so chance, majority, the baselines and
 every interval are over the sample; `--limit N --seed S` scores that sample whatever the files
-say. What does not match the build (another build's manifest, another split, an empty file,
-answers only to configurations not being scored, an unfinished run) is a one-line warning, never
-a silent 0 %.
+say. A file without a header (an inspect export, a hand-made file) names no questions: without
+`--limit` it is scored on the items it answers, never on every item with the rest as no answer,
+and a warning says what it covers. What does not match the build (another build's manifest,
+another split, an empty file, answers only to configurations not being scored, an unfinished run)
+is a one-line warning, never a silent 0 %.
 
 A map (question type MAP, pipeline.text.maps) is scored by the checker rather than against one
 true map: it is consistent when every fact its story states holds on its cells
@@ -647,6 +649,7 @@ class Loaded:
     runs: dict[str, RunHeader | None]  # predictions system -> what produced it (its header)
     sample: Sample | None  # the sample scored, when one was asked for or recorded
     warnings: list[str]
+    answered_only: bool = False  # scored on the items files without a header answer (none names a sample)
 
 
 def load_systems(rows: BenchmarkRows, score_rows: list[ScoreRow], prediction_files: Iterable[Path] | Mapping[str, Path],
@@ -671,20 +674,66 @@ def load_systems(rows: BenchmarkRows, score_rows: list[ScoreRow], prediction_fil
     known = set(index) | rows.ids([c for c in rows.configs if c not in configs]) if prediction_files else set()
     read = {name: read_predictions_file(path, index, score_rows, known) for name, path in prediction_files.items()}
     warnings = [warning for file in read.values() for warning in _mismatches(rows, configs, file)]
-    kept, sample, said = _scored_items(rows, configs, score_rows, read, sample)
+    headed = {name: file for name, file in read.items() if file.header is not None}
+    kept, sample, said = _scored_items(rows, configs, score_rows, headed, sample)
+    warnings += said
+    kept, answered_only, said = _answered_items(score_rows, [file for file in read.values() if file.header is None],
+                                                kept, sample)
     warnings += said
     ids = {score_rows[k].id for k in kept}
     chosen = [score_rows[k] for k in kept]
     systems = {name: file.outcomes.subset(kept, ids) for name, file in read.items()}
     for name in baselines:
         systems[name] = baseline_outcomes(name, chosen, seed)
-    return Loaded(chosen, systems, {name: file.header for name, file in read.items()}, sample, warnings)
+    return Loaded(chosen, systems, {name: file.header for name, file in read.items()}, sample, warnings, answered_only)
+
+
+def _answered_items(score_rows: list[ScoreRow], bare: Sequence[PredictionsRead], kept: np.ndarray,
+                    sample: Sample | None) -> tuple[np.ndarray, bool, list]:
+    """(positions to score, whether they are only those answered, warnings) for the files without a
+    header (inspect exports, hand-made files), which name no questions: where no sample is named
+    (--limit, a header's), only the items each of them answers are scored, never every item with the
+    rest as no answer; where one is, its items they leave out count as no answer, said on stderr."""
+    answering = [file for file in bare if file.listed.any()]  # an empty file, or one of others: _mismatches says it
+    if sample is not None:
+        wanted = kept.size
+        return kept, False, [f"{file.path} answers {int(file.listed[kept].sum())} of the {wanted} questions of the "
+                             f"sample {sample.describe()} (it has no header): the other "
+                             f"{wanted - int(file.listed[kept].sum())} count as no answer"
+                             for file in bare if file.lines > file.elsewhere and file.listed[kept].sum() < wanted]
+    scored = np.zeros(len(score_rows), bool)
+    scored[kept] = True
+    answered = np.logical_and.reduce([scored, *(file.listed for file in answering)])
+    if answered.sum() == kept.size:
+        return kept, False, []
+    if not answered.any():
+        raise RoomspaceError(f"{' and '.join(str(file.path) for file in answering)} answer no question in common "
+                             "with the other predictions files: score them one at a time")
+    said = [_coverage(score_rows, file, kept, int(answered.sum()), len(answering)) for file in answering
+            if file.listed[kept].sum() < kept.size]
+    return np.flatnonzero(answered), True, said
+
+
+def _coverage(score_rows: list[ScoreRow], file: PredictionsRead, kept: np.ndarray, scored: int, files: int) -> str:
+    """One line: a file without a header, what it answers of each configuration, what it is scored on."""
+    asked = Counter(score_rows[k].config for k in kept)
+    answered = Counter(score_rows[k].config for k in kept if file.listed[k])
+    parts = [f"{config} {answered[config]} of {total}" for config, total in asked.items() if answered[config]]
+    untouched = sum(not answered[config] for config in asked)
+    if untouched:
+        parts.append(f"none of {untouched} other configuration{'s' if untouched > 1 else ''}")
+    which = "it answers" if files == 1 else "every file without a header answers"
+    return (f"{file.path} has no header naming the questions it was asked (run-model writes one) and answers "
+            f"{sum(answered.values())} of the {kept.size} questions scored ({', '.join(parts)}): scored on the "
+            f"{scored} questions {which}, the others left out, not counted as no answer; to score a sample and count "
+            "its questions left unanswered as wrong, name it with --limit N --seed S (and --config)")
 
 
 def _scored_items(rows: BenchmarkRows, configs: tuple[str, ...], score_rows: list[ScoreRow],
                   read: Mapping[str, PredictionsRead], sample: Sample | None) -> tuple[np.ndarray, Sample | None, list]:
-    """(positions of the items to score, the sample they are, warnings): `sample`'s items where one is
-    asked for; where every predictions file records a sample, the items they answer; else every item."""
+    """(positions of the items to score, the sample they are, warnings) as the files with a header
+    (`read`) name them: `sample`'s items where one is asked for; where every one of them records a
+    sample, the items they answer; else every item."""
     everything = np.arange(len(score_rows))
     recorded = {name: file.header.sample for name, file in read.items()
                 if file.header is not None and file.header.sample is not None}

@@ -14,6 +14,7 @@ from pipeline.dataset.manifest import MANIFEST
 from pipeline.errors import RoomspaceError
 from pipeline.evaluate.answers import parse_answer
 from pipeline.evaluate.baselines import BASELINES
+from pipeline.evaluate.predictions import RunHeader, templates_sha256
 from pipeline.evaluate.prompts import make_prompt
 from pipeline.evaluate.report import evaluate, markdown
 from pipeline.evaluate.rows import open_rows
@@ -256,7 +257,12 @@ def test_score_command_per_configuration_json_plots_and_repeats(built, rows, tmp
     fr = next(r for r in rows if r["question_type"] == "FR" and r["config"] == "n3_m2_d81")
     yn = next(r for r in rows if r["question_type"] == "YN" and r["config"] == "n3_m2_d81")
     other = next(r for r in rows if r["config"] == "n4_m4_d144")
+    source = open_rows(built)  # a run-model header: the questions asked are every one of n3_m2_d81
+    asked = RunHeader("model", "http://127.0.0.1:1/v1/chat/completions", 0.5, None, 3, "self-contained",
+                      templates_sha256(), str(built), "test", ("n3_m2_d81",), source.manifest_sha256,
+                      source.data_sha256(["n3_m2_d81"]), None)
     predictions = write_lines(tmp_path / "model.jsonl", [
+        asked.line(),
         {"id": fr["id"], "prediction": f"Answer: {fr['answer']}", "sample": 0},
         {"id": fr["id"], "prediction": f"Answer: {fr['answer']}", "sample": 1},
         {"id": fr["id"], "prediction": "Answer: nowhere", "sample": 2},
@@ -269,7 +275,7 @@ def test_score_command_per_configuration_json_plots_and_repeats(built, rows, tmp
             "--json", str(scores), "--plots", str(plots), "--pool", "--quiet"]
     assert main(argv) == 0
     table = capsys.readouterr().out
-    items = sum(r["config"] == "n3_m2_d81" for r in rows)
+    items = sum(r["config"] == "n3_m2_d81" for r in rows)  # the header names them all: the rest are no answer
     assert "## pooled: 1 configuration (" in table and "Pooled configurations: n3_m2_d81." in table
     assert "### Repeated answers" in table
     # three rounds, 5 answers: the FR item's parse in rounds 0 and 1, not in 2; the YN item's does not
@@ -348,3 +354,39 @@ def test_a_truncated_shard_and_an_unknown_configuration_are_refused(built, tmp_p
         evaluate(str(built), None, [], [])
     assert main(["score", str(tmp_path / "nothing"), "--baseline", "checker"]) == 1
     assert "neither a folder nor a Hub dataset id" in capsys.readouterr().err
+
+
+def test_a_file_without_a_header_is_scored_on_the_questions_it_answers(built, rows, tmp_path, capsys):
+    """Issue 43: a file of a few answers and no run-model header (an inspect export, a hand-made file)
+    is scored on the questions it answers, and stderr says how many of which configurations; it is
+    never averaged over every question of the build. Where --limit names a sample, the sample's
+    questions it leaves out still count as no answer (a model that failed to answer is wrong)."""
+    from pipeline.evaluate.sample import Sample, sample_ids
+
+    config = "n4_m4_d144"
+    ours = [r for r in rows if r["config"] == config]
+    answered = ours[:10]
+    right = write_lines(tmp_path / "inspect10.jsonl",
+                        [{"id": r["id"], "prediction": f"Answer: {r['answer']}"} for r in answered])
+    for chosen in ([], ["--config", config], ["--config", f"n3_m2_d81,{config}"]):
+        assert main(["score", str(built), "--predictions", str(right), "--baseline", "majority", *chosen,
+                     "--quiet"]) == 0
+        printed = capsys.readouterr()
+        assert f"## {config} (10 items)" in printed.out
+        assert [kind for kind in KINDS if f"## {kind} (" in printed.out] == [config]  # nothing it did not answer
+        assert "| inspect10 | 10 | 0 | 0 | 0 | 100.0 [" in printed.out and "| majority | 10 |" in printed.out
+        (warning,) = printed.err.splitlines()
+        assert f"{right} has no header" in warning and f"{config} 10 of {len(ours)}" in warning
+        assert "--limit N --seed S" in warning
+    # A sample named on the command line: its questions the file leaves out are no answer, and it says so.
+    drawn = sample_ids(open_rows(built), [config], Sample(12, 0))
+    part = write_lines(tmp_path / "part.jsonl", [{"id": item, "prediction": "Answer: Yes"} for item in drawn[:5]])
+    assert main(["score", str(built), "--predictions", str(part), "--config", config, "--limit", "12", "--quiet"]) == 0
+    printed = capsys.readouterr()
+    assert f"## {config} (12 items)" in printed.out and "| part | 12 | 7 | " in printed.out
+    (warning,) = printed.err.splitlines()
+    assert f"{part} answers 5 of the 12 questions of the sample --limit 12 --seed 0" in warning
+    assert "no answer" in warning
+    with pytest.raises(SystemExit):
+        main(["score", "--help"])
+    assert "without a header" in " ".join(capsys.readouterr().out.split())
