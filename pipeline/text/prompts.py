@@ -119,23 +119,34 @@ def wall_definition(view: str) -> str:
 
 
 def distance_definitions(scale: str, view: str, d: int) -> str:
-    """The bounds of a scale in cells, from relations.json's `within` (dist^2 <= p/q d^2)."""
+    """The bounds of a scale, from relations.json's `within` (dist^2 <= p/q d^2): each stated exactly as the
+    largest whole squared distance in the class, with the distance in cells rounded to 0.1 as a guide only."""
     defs = _templates()["definitions"]
     codes = [e for e in data_json("relations.json")["codes"] if e["kind"] == "distance" and e["scale"] == scale]
     lines, lower = [], None
     for entry in codes:
-        label = _words(entry["code"], view, "label")
-        upper = None if entry["within"] is None else _bound(d * math.sqrt(entry["within"][0] / entry["within"][1]))
-        template = "distance_first" if lower is None else "distance_last" if upper is None else "distance_middle"
-        lines.append(defs[template].format(label=label, lower=lower, upper=upper))
+        upper = None if entry["within"] is None else squared_bound(entry["within"], d)
+        lines.append(defs[_band_template(lower, upper)].format(
+            label=_words(entry["code"], view, "label"), lower=lower, upper=upper,
+            lower_cells=_about_cells(lower), upper_cells=_about_cells(upper)))
         lower = upper
     return defs["distance"].format(lines="\n".join(lines))
 
 
-def _bound(value: float) -> str:
-    """A threshold rounded up to 0.01: cell-centre distances are square roots of integers <= 2 * 12^2,
-    at least 0.02 apart, so none falls between the exact threshold and the printed one."""
-    return f"{math.ceil(value * 100 - 1e-9) / 100:g}"
+def squared_bound(within: Sequence[int], d: int) -> int:
+    """The largest squared cell distance within [p, q] on a d x d grid: floor(p d^2 / q), since squared
+    distances between cell centres are whole numbers (relations.distance compares q dist^2 <= p d^2)."""
+    return within[0] * d * d // within[1]
+
+
+def _about_cells(squared: int | None) -> str | None:
+    """A squared bound's distance in cells, rounded to 0.1: a reader's guide, never what decides."""
+    return None if squared is None else f"{round(math.sqrt(squared), 1):g}"
+
+
+def _band_template(lower: object, upper: object) -> str:
+    """The template of one class of a list of bounds: the first (no lower bound), the last (none above), or between."""
+    return "distance_first" if lower is None else "distance_last" if upper is None else "distance_middle"
 
 
 def definitions(row_kind_: str, view: str, d: int, relations: frozenset[str]) -> str:
@@ -206,8 +217,7 @@ def shapes_definitions(category: str) -> str:
     lines, lower = [], None
     for entry in words["distances"]:
         upper = entry["within"]
-        template = "distance_first" if lower is None else "distance_last" if upper is None else "distance_middle"
-        lines.append(words[template].format(label=entry["code"], lower=lower, upper=upper))
+        lines.append(words[_band_template(lower, upper)].format(label=entry["code"], lower=lower, upper=upper))
         lower = upper
     return words["distance_definitions"].format(lines="\n".join(lines))
 

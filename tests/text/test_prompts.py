@@ -13,7 +13,7 @@ from pipeline.evaluate.prompts import make_prompt, make_prompts
 from pipeline.spatial.relations import distance, relation_words
 from pipeline.text.configs import Config
 from pipeline.text.items import room_items
-from pipeline.text.prompts import SHAPES_ONLY, STYLES, row_prompt
+from pipeline.text.prompts import SHAPES_ONLY, STYLES, definitions, row_prompt
 
 
 @pytest.fixture(scope="module")
@@ -70,27 +70,73 @@ def test_definitions_only_for_the_kinds_of_fact_in_the_story(rows):
     assert "outer edge" not in defined("layout")
     assert "bands of 4 cells" in defined("layout")
     assert "bands of" not in defined("o2")
-    assert "- close: at most 6 cells." in defined("o2_d2")
-    assert "medium distance: more than 5.66 and at most 11.32 cells." in defined("o2_d3")
+    assert "- close: (difference in columns)² + (difference in rows)² at most 36, a distance of up to about 6 cells." \
+        in defined("o2_d2")
+    assert "- medium distance: that sum more than 32 and at most 128, a distance from about 5.7 to about 11.3 cells." \
+        in defined("o2_d3")
     assert "Distances are" not in defined("o2")
 
 
-@pytest.mark.parametrize("d, scale", [(9, "D2"), (9, "D3"), (12, "D2"), (12, "D3")])
-def test_printed_distance_bounds_classify_every_cell_distance_as_the_checker_does(rows, d, scale):
-    row = pick(rows, setting="o2_d3" if scale == "D3" else "o2_d2", view="top_down", d=d)
-    text = make_prompt(row).text
-    bounds = {}
-    for code in {"D2": ("D2C", "D2F"), "D3": ("D3C", "D3M", "D3F")}[scale]:
-        label = relation_words(code, "top_down", "label")
-        line = re.search(rf"- {label}: (.*) cells\.", text).group(1)
-        bounds[code] = [float(x) for x in re.findall(r"\d+(?:\.\d+)?", line)]
+SCALE_CODES = {"D2": ("D2C", "D2F"), "D3": ("D3C", "D3M", "D3F")}
+STATED = {(9, "D2"): [20], (9, "D3"): [18, 72], (12, "D2"): [36], (12, "D3"): [32, 128]}  # the issue's figures
+
+
+def distance_lines(text: str, view: str, scale: str) -> dict[str, str]:
+    """Each distance class's line in a prompt's definitions, by code."""
+    return {code: re.search(rf"^- {re.escape(_label(code, view))}: (.*)$", text, re.M).group(1)
+            for code in SCALE_CODES[scale]}
+
+
+def _label(code: str, view: str) -> str:
+    return relation_words(code, "north_facing" if view == "agent" else view, "label")
+
+
+def pairs_by_squared_distance(d: int) -> dict[int, list[tuple[tuple[int, int], tuple[int, int]]]]:
+    """Real pairs of cells of a d x d grid, by their squared centre distance, in both orders and from
+    two corners."""
+    found = {}
     for di in range(d):
         for dj in range(d):
-            length = math.hypot(di, dj)
-            printed = next(c for c, b in bounds.items()
-                           if (len(b) == 1 and (length <= b[0] if c.endswith("C") else length > b[0]))
-                           or (len(b) == 2 and b[0] < length <= b[1]))
-            assert printed == distance((0, 0), (di, dj), d, scale), (di, dj)
+            for a in ((0, 0), (d - 1 - di, d - 1 - dj)):
+                b = (a[0] + di, a[1] + dj)
+                found.setdefault(di * di + dj * dj, []).extend([(a, b), (b, a)])
+    return found
+
+
+@pytest.mark.parametrize("view", ["top_down", "north_facing", "agent"])
+@pytest.mark.parametrize("d, scale", [(9, "D2"), (9, "D3"), (12, "D2"), (12, "D3")])
+def test_stated_squared_bounds_classify_every_cell_pair_as_the_checker_does(rows, d, scale, view):
+    """Each class is stated as whole bounds on (difference in columns)^2 + (difference in rows)^2: for every
+    squared distance s of two real cells, the class whose bounds admit s is distance()'s. A bound stated as
+    a rounded distance in cells ("at most 5.66 cells", the old wording) is not one: a decimal may appear
+    only as the guide after "about"."""
+    codes = frozenset(SCALE_CODES[scale])
+    text = definitions("story", view, d, codes)
+    if view != "agent":  # what the rows carry
+        row = pick(rows, setting="o2_d3" if scale == "D3" else "o2_d2", view=view, d=d)
+        assert text in make_prompt(row).text
+    lines = distance_lines(text, view, scale)
+    bounds = {}
+    for code, line in lines.items():
+        assert not re.search(r"at most \d+\.\d+ cells", line), line
+        assert all(line[max(0, m.start() - 6):m.start()] == "about " for m in re.finditer(r"\d+\.\d+", line)), line
+        bounds[code] = {word: int(n) for word, n in re.findall(r"(more than|at most) (\d+)(?![.\d])", line)}
+    assert "(difference in columns)² + (difference in rows)²" in text
+    stated = [b["at most"] for b in bounds.values() if "at most" in b]
+    assert stated == STATED[d, scale]
+    pairs = pairs_by_squared_distance(d)
+    assert set(stated) <= set(pairs)  # every bound is a squared distance some pair of cells has
+    close = SCALE_CODES[scale][0]
+    for s in range(2 * (d - 1) ** 2 + 1):
+        for a, b in pairs.get(s, []):  # none when s is not a sum of two squares
+            assert (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 == s
+            checker = distance(a, b, d, scale)
+            assert (s <= bounds[close]["at most"]) == (checker == close), (s, a, b)
+            assert [code for code, bound in bounds.items()
+                    if bound.get("more than", -1) < s <= bound.get("at most", s)] == [checker], (s, a, b)
+    for code, line in lines.items():  # the guide: each bound's distance in cells, rounded to 0.1
+        guide = [float(x) for x in re.findall(r"about (\d+(?:\.\d+)?)", line)]
+        assert guide == [round(math.sqrt(n), 1) for n in sorted(bounds[code].values())], line
 
 
 def test_an_unknown_style_is_refused(rows):
