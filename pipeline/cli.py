@@ -506,7 +506,8 @@ def add_run_model(commands) -> None:
     run_model.set_defaults(run=cmd_run_model)
 
 
-def cmd_run_model(args: argparse.Namespace) -> None:
+def cmd_run_model(args: argparse.Namespace, watch=None) -> None:
+    """`watch`: for a caller that runs the server itself (bench/eval_tiny.py), raises when it has died."""
     from pipeline.evaluate.model_runner import Endpoint, Retry, check_samples, run_model
     from pipeline.evaluate.predictions import RunHeader, templates_sha256
     from pipeline.evaluate.prompts import make_prompts, prompt_columns
@@ -531,7 +532,7 @@ def cmd_run_model(args: argparse.Namespace) -> None:
     prompts = make_prompts(rows.rows(configs, prompt_columns(args.style), chosen), args.style)
     report = run_model(prompts, endpoint, args.predictions_out, cache, args.concurrency, Retry(args.retries),
                        progress=not args.quiet, samples=args.samples,
-                       count=rows.count(configs) if chosen is None else len(chosen), header=header)
+                       count=rows.count(configs) if chosen is None else len(chosen), header=header, watch=watch)
     samples = f" x {report.samples} samples" if report.samples > 1 else ""
     drawn = "" if sample is None else f" (the sample {sample.describe()})"
     limit = "no max_tokens sent" if endpoint.max_tokens is None else f"max_tokens {endpoint.max_tokens}"

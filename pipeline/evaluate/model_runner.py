@@ -18,7 +18,10 @@ exponential backoff; a prompt that still fails is written with "prediction": nul
 which `score` counts as no answer, and counted on the progress bar as it happens. Any other 4xx (a
 wrong key or model name), an endpoint that cannot be reached at all, or GIVE_UP_AFTER prompts in a
 row failing every attempt (an endpoint answering only 5xx or garbage) stops the run with the
-endpoint's last error: every other prompt would fail the same way. An empty
+endpoint's last error: every other prompt would fail the same way. Where the caller runs the
+server itself (bench/eval_tiny.py, pipeline.evaluate.server), `watch` is asked after every failed
+request: a server process that has exited stops the run at once, saying how it ended and what its
+log says last, rather than retrying an endpoint that is gone. An empty
 answer is an answer (unparseable to `score`); one the endpoint stopped at its length limit
 (finish_reason "length") is kept as cut and marked "truncated", a null one as "" (a reasoning
 model that spent its budget before answering). The completion tokens the endpoint counts
@@ -45,7 +48,7 @@ import json
 import threading
 import urllib.error
 import urllib.request
-from collections.abc import Iterable, Sized
+from collections.abc import Callable, Iterable, Sized
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +59,7 @@ from tqdm import tqdm
 from pipeline.errors import RoomspaceError
 from pipeline.evaluate.predictions import PredictionsWriter, RunHeader
 from pipeline.evaluate.prompts import Prompt
+from pipeline.evaluate.server import ServerDied
 from pipeline.files import write_atomic
 
 RETRIED_STATUS = frozenset({408, 429})  # besides every 5xx
@@ -192,9 +196,11 @@ def _snippet(payload: bytes) -> str:
     return repr(text[:80] + ("..." if len(text) > 80 else ""))
 
 
-def ask(endpoint: Endpoint, prompt: Prompt, retry: Retry, stop: threading.Event) -> Answer:
+def ask(endpoint: Endpoint, prompt: Prompt, retry: Retry, stop: threading.Event,
+        watch: Callable[[], None] | None = None) -> Answer:
     """The answer, after up to `retry.attempts` requests; the last EndpointFailure if none succeeds.
-    A connection that is refused on every attempt is the endpoint being down: RoomspaceError."""
+    A connection that is refused on every attempt is the endpoint being down: RoomspaceError. After
+    each failed request `watch` (if any) raises where the server behind the endpoint has died."""
     for attempt in range(retry.attempts):
         try:
             return ask_once(endpoint, prompt)
@@ -202,6 +208,8 @@ def ask(endpoint: Endpoint, prompt: Prompt, retry: Retry, stop: threading.Event)
             raise
         except EndpointFailure as error:
             failure = error
+            if watch is not None:
+                watch()
         if attempt + 1 < retry.attempts and stop.wait(retry.backoff * 2 ** attempt):
             break  # the run is being stopped: give up at once
     if str(failure).startswith("cannot connect"):
@@ -278,10 +286,11 @@ def check_samples(samples: int, temperature: float) -> None:
 
 def run_model(prompts: Iterable[Prompt], endpoint: Endpoint, out: Path, cache_path: Path, concurrency: int = 4,
               retry: Retry = Retry(), progress: bool = True, samples: int = 1, count: int | None = None,
-              header: RunHeader | None = None) -> RunReport:
+              header: RunHeader | None = None, watch: Callable[[], None] | None = None) -> RunReport:
     """Answer every prompt `samples` times (cache first), appending each answer to `out` as it comes
     (after `header`), then sort `out` into prompt order, then sample order (pipeline.evaluate.predictions).
-    `count` is how many prompts a stream will give, for the progress bar."""
+    `count` is how many prompts a stream will give, for the progress bar. `watch`, called after a
+    failed request, raises (pipeline.evaluate.server.ServerDied) when the server has died: the run stops."""
     check_samples(samples, endpoint.temperature)
     cache = AnswerCache(cache_path)
     ids: list[str] = []
@@ -307,7 +316,12 @@ def run_model(prompts: Iterable[Prompt], endpoint: Endpoint, out: Path, cache_pa
         if stop.is_set():
             return  # queued before the run gave up
         try:
-            answer = ask(endpoint, prompt, retry, stop)
+            answer = ask(endpoint, prompt, retry, stop, watch)
+        except ServerDied as died:
+            stop.set()  # the other requests in flight give up at their next backoff
+            raise RoomspaceError(f"{endpoint.url}: {died}\n{answered} answers of this run are kept in {cache.path} "
+                                 f"and {out}; re-run the same command once the server runs again, and only what is "
+                                 "missing is asked") from None
         except ContextOverflow as error:  # the endpoint works: this prompt is too long for the model
             written.add(prediction(prompt.id, endpoint.model, sample, samples, None, f"over the context: {error}"))
             with lock:

@@ -1,7 +1,12 @@
 """An OpenAI-style /v1/chat/completions endpoint on 127.0.0.1 for the harness tests, as vLLM or Ollama
-serve one: each request is answered with what `respond(path, body)` returns, (status, JSON reply)."""
+serve one: each request is answered with what `respond(path, body)` returns, (status, JSON reply).
+`serve_then_die`, run in a process of its own, is a server that answers a few requests, then crashes
+on the next as llama.cpp's server did in issue 43."""
 
 import json
+import os
+import signal
+import sys
 import threading
 import zlib
 from collections.abc import Callable, Iterable
@@ -17,8 +22,16 @@ def completion(body: dict, text: str, finish: str = "stop") -> dict:
 
 
 class LoopbackChat:
-    def __init__(self, respond: Respond) -> None:
+    def __init__(self, respond: Respond, port: int = 0) -> None:
         class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802: /v1/models, which clients and starters ask first
+                payload = json.dumps({"object": "list", "data": [{"id": "loopback", "object": "model"}]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
             def do_POST(self):  # noqa: N802 (the http.server name)
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 status, reply = respond(self.path, body)
@@ -32,7 +45,7 @@ class LoopbackChat:
             def log_message(self, *args):
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.root = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
@@ -132,3 +145,25 @@ class BenchmarkChat:
 
     def close(self) -> None:
         self.loopback.close()
+
+
+CRASH = "Fatal Python error: Segmentation fault"  # what the dying server writes to its log before it dies
+
+
+def serve_then_die(port: int, answers: int) -> None:
+    """/v1/chat/completions on 127.0.0.1:`port` answering "Answer: Yes" to the first `answers` requests; the
+    next one kills the process with SIGSEGV mid-request, after a fatal error on stderr, as llama.cpp's
+    server compiled for the build machine's AVX-512 did in decode."""
+    asked = []
+    lock = threading.Lock()
+
+    def respond(path: str, body: dict) -> tuple[int, dict]:
+        with lock:
+            asked.append(path)
+            if len(asked) > answers:
+                print(CRASH, file=sys.stderr, flush=True)
+                os.kill(os.getpid(), signal.SIGSEGV)
+        return 200, completion(body, "The facts decide it.\nAnswer: Yes")
+
+    print(f"serving on 127.0.0.1:{port}", flush=True)
+    LoopbackChat(respond, port).thread.join()
