@@ -29,6 +29,7 @@ from pipeline.dataset.manifest import (DATASET_SPLIT, FramingCounts, MapCounts, 
 from pipeline.dataset.rows import features_of_config
 from pipeline.dataset.vision import IMAGE_OF_STORY
 from pipeline.spatial.facts import SETTINGS
+from pipeline.spatial.ladder import REASONERS
 from pipeline.spatial.relations import DIRECTIONS
 from pipeline.spatial.topology import RCC8
 from pipeline.text.agents import FRAMINGS, AgentItem
@@ -41,7 +42,7 @@ from pipeline.text.prompts import MAP_QUESTION, PAIR_MODALITIES
 # The fields of a question that `room_stats` reads, of every kind; an image kind's questions are read
 # for PICTURED too, an agent kind's for FRAMED, a map kind's for MAPPED.
 COUNTED = ("setting", "view", "question_type", "candidate", "answer_set", "answer_set_size", "true_relation",
-           "path_decides", "layout_decides", "tightness", "hops", "topology")
+           "path_decides", "layout_decides", "tightness", "hops", "topology", "level")
 PICTURED = ("pair", "modality", "image_name")
 FRAMED = ("kind", "frame_changes", "frame_angle")
 MAPPED = ("facts", "options")
@@ -79,6 +80,8 @@ def room_stats(kind: Kind, questions: Sequence[Mapping], room_type: str) -> Stat
 def count_setting(stats: Stats, row: Mapping) -> None:
     setting = stats.settings.setdefault(row["setting"], SettingCounts())
     setting.rows += 1
+    if row["level"] is not None:
+        setting.levels = count(setting.levels, str(row["level"]))
     if row["question_type"] == "YN":
         if row["candidate"] in row["answer_set"]:
             setting.yes += 1
@@ -148,8 +151,9 @@ def count(counts: dict[str, int] | None, key: str) -> dict[str, int]:
 
 def settings_table(stats: Stats) -> str:
     lines = ["| setting | rows | YN Yes | YN No | Yes share | mean FR answer-set size "
-             "| FR answer-set sizes (size: count) | FR path decides | FR layout decides | mean FR tightness |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "| FR answer-set sizes (size: count) | FR path decides | FR layout decides | mean FR tightness "
+             "| questions by level (level: count) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     present = stats.settings
     for setting in [*ITEM_SETTINGS, *sorted(set(present) - set(ITEM_SETTINGS))]:
         s = present.get(setting, SettingCounts())
@@ -161,7 +165,8 @@ def settings_table(stats: Stats) -> str:
         shares = (f"{(s.path_decides or 0) / fr:.3f} | {(s.layout_decides or 0) / fr:.3f} | "
                   f"{(s.tightness_millionths or 0) / fr / 1e6:.3f}" if fr else "- | - | -")
         lines.append(f"| {setting} | {s.rows} | {s.yes} | {s.no} | "
-                     f"{s.yes / yn if yn else 0:.3f} | {f'{mean:.2f}' if fr else '-'} | {spread} | {shares} |")
+                     f"{s.yes / yn if yn else 0:.3f} | {f'{mean:.2f}' if fr else '-'} | {spread} | {shares} | "
+                     f"{_counts(s.levels, LEVELS)} |")
     return "\n".join(lines)
 
 
@@ -190,6 +195,7 @@ def declared_order(order: Sequence[str]):
     return lambda name: (order.index(name) if name in order else len(order), name)
 
 
+LEVELS = tuple(map(str, range(len(REASONERS))))  # the difficulty ladder's, as manifest.json's keys
 IMAGE_ORDER = tuple(IMAGE_OF_STORY.values())  # the plan, the door view, the observer's first-person view
 
 

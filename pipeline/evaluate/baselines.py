@@ -7,6 +7,10 @@ parser and scorer as a model's.
   over the rows of the configuration being scored (FR per calculus: rows whose options name codes
   of their own, `option_codes`, answer with the one of their codes most often consistent).
 - checker: the rows' own answers (the answer set); scores 100% by construction.
+- r0, r1, r2: the difficulty ladder's bounded reasoners (pipeline.spatial.ladder: the asked objects'
+  own facts, then a chain of direction facts, then every fact propagated without search): FR the
+  directions the reasoner leaves open, YN Yes unless it rules the candidate out. A row off the
+  ladder (no story facts: rcc8, image-only, the kinds with questions of their own) has no answer.
 
 A map question (pipeline.text.maps) gets a map: random puts every object in a cell drawn uniformly;
 regions puts every object in a cell drawn uniformly among those its stated region (and, where the
@@ -28,11 +32,13 @@ from random import Random
 from pipeline.errors import RoomspaceError
 from pipeline.evaluate.plans import baseline_plan
 from pipeline.seeding import derive_seed
+from pipeline.spatial.ladder import BOUNDED
 from pipeline.spatial.relations import DIRECTIONS, holds, relation_words
 from pipeline.text.prompts import MAP_QUESTION, PLAN_QUESTION
 from pipeline.text.targets import map_lines
 
-BASELINES = ("random", "always-yes", "majority", "checker", "regions", "direct")
+REASONERS = {f"r{k}": k for k in range(len(BOUNDED))}  # r0, r1, r2: the bounded reasoner R_k
+BASELINES = ("random", "always-yes", "majority", "checker", "regions", "direct", *REASONERS)
 
 
 def baseline_predictions(name: str, rows: Sequence, seed: int = 0) -> dict[str, str | None]:
@@ -63,7 +69,7 @@ def map_baseline(name: str, row, seed: int = 0) -> str | None:
     return "Answer:\n" + "\n".join(map_lines(cells, d))
 
 
-def _answers(name: str, rows: Sequence, seed: int) -> dict[str, str]:
+def _answers(name: str, rows: Sequence, seed: int) -> dict[str, str | None]:
     """The baseline's answers to FR and YN rows."""
     if name == "random":
         return {r.id: Random(derive_seed(seed, "baseline", r.id)).choice(r.options) for r in rows}
@@ -79,7 +85,16 @@ def _answers(name: str, rows: Sequence, seed: int) -> dict[str, str]:
         relation = {codes: max(codes, key=lambda code: counts[code])  # a tie goes to the first code
                     for codes, counts in consistent.items()}
         return {r.id: answer if r.question_type == "YN" else _label(r, relation[_codes(r)]) for r in rows}
+    if name in REASONERS:
+        return {r.id: _bounded_answer(r, r.bounded[REASONERS[name]]) if r.bounded else None for r in rows}
     return {r.id: r.answer for r in rows}  # checker
+
+
+def _bounded_answer(row, held: Sequence[str]) -> str:
+    """A reasoner's answer: FR the directions it leaves open, YN Yes unless it rules the candidate out."""
+    if row.question_type == "YN":
+        return "Yes" if row.candidate in held else "No"
+    return ", ".join(_label(row, code) for code in held)
 
 
 def _codes(row) -> tuple[str, ...]:

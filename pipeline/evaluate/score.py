@@ -76,14 +76,15 @@ from pipeline.evaluate.rows import BenchmarkRows
 from pipeline.evaluate.sample import Sample, sample_ids
 from pipeline.evaluate.stats import Rate, rate
 from pipeline.spatial.facts import Fact, facts_held
+from pipeline.spatial.ladder import BOUNDED, Bounded
 from pipeline.spatial.relations import DIRECTIONS
 from pipeline.text.prompts import MAP_QUESTION, PLAN_QUESTION
 
 SCORE_COLUMNS = ("id", "room_id", "config", "setting", "view", "question_type", "answer", "answer_set", "candidate",
                  "options", "n", "m", "d", "hops", "answer_set_size", "modality", "pair", "story_view", "frame_changes",
-                 "frame_angle", "naming", "option_codes", "arguments", "shape_kind")
+                 "frame_angle", "naming", "option_codes", "arguments", "shape_kind", "level", "bounded")
 BREAKDOWNS = ("setting", "view", "modality", "story_view", "frame_changes", "frame_angle", "naming", "shape_kind",
-              "n", "m", "d", "hops", "answer_set_size")
+              "level", "n", "m", "d", "hops", "answer_set_size")
 MAP_COLUMNS = ("facts",)  # read besides SCORE_COLUMNS for a configuration of map questions
 PLAN_COLUMNS = ("plan",)  # ... and for one of plan questions (pipeline.text.object_tasks): the gold steps
 SCORED, UNPARSEABLE, NO_ANSWER, TRUNCATED = range(4)
@@ -125,6 +126,8 @@ class ScoreRow:
     arguments: tuple[str, ...] | None = None  # composition rows: the asked pair as the question writes it
     shape_kind: str | None = None  # shapes rows: circle, rectangle or polygon
     plan: tuple[GoldStep, ...] | None = None  # plan rows: the gold steps (action, object, source, needs)
+    level: int | None = None  # the difficulty ladder's (pipeline.spatial.ladder); None: off the ladder, or an older build
+    bounded: tuple[tuple[str, ...], ...] | None = None  # what R0, R1 and R2 leave open (the r0-r2 baselines)
 
     @property
     def names(self) -> dict[str, str] | None:
@@ -138,7 +141,16 @@ class ScoreRow:
         fields = {f.name: values.get(f.name) for f in dataclasses.fields(cls)}
         return cls(**{**fields, "answer_set": tuple(fields["answer_set"]), "options": tuple(fields["options"]),
                       "facts": None if fields["facts"] is None else _facts(fields["facts"]),
-                      "plan": None if fields["plan"] is None else _plan(fields["plan"])})
+                      "plan": None if fields["plan"] is None else _plan(fields["plan"]),
+                      "bounded": _bounded(fields["bounded"], fields["level"])})
+
+
+def _bounded(bounded: Mapping | Bounded | None, level: int | None) -> tuple[tuple[str, ...], ...] | None:
+    """A row's bounded answers (a dict as read, or a Bounded) as R0's, R1's and R2's sets; None off the ladder."""
+    if bounded is None or level is None:
+        return None
+    return tuple(tuple(map(sys.intern, bounded[name] if isinstance(bounded, Mapping) else getattr(bounded, name)))
+                 for name in BOUNDED)
 
 
 def _facts(facts: Sequence) -> tuple[Fact, ...]:
@@ -188,6 +200,8 @@ def read_score_rows(rows: BenchmarkRows, configs: Sequence[str], progress: bool 
                 arguments, shape_kind = columns.get("arguments", absent), columns.get("shape_kind", absent)
                 facts = [_facts(told) for told in columns["facts"]] if "facts" in columns else absent
                 plans = [_plan(steps) for steps in columns["plan"]] if "plan" in columns else absent
+                level = columns.get("level", absent)
+                bounded = [_bounded(*held) for held in zip(columns["bounded"], level)] if "bounded" in columns else absent
                 for k in range(table.num_rows):
                     out.append(ScoreRow(
                         columns["id"][k], sys.intern(columns["room_id"][k]), sys.intern(columns["config"][k]),
@@ -199,7 +213,8 @@ def read_score_rows(rows: BenchmarkRows, configs: Sequence[str], progress: bool 
                         modality[k] and sys.intern(modality[k]), pair[k], story_view[k] and sys.intern(story_view[k]),
                         changes[k], angle[k], facts[k], naming=naming[k] and sys.intern(naming[k]),
                         option_codes=codes[k] and tuple(map(sys.intern, codes[k])),
-                        arguments=arguments[k] and tuple(arguments[k]), shape_kind=shape_kind[k], plan=plans[k]))
+                        arguments=arguments[k] and tuple(arguments[k]), shape_kind=shape_kind[k], plan=plans[k],
+                        level=level[k], bounded=bounded[k]))
                 bar.update()
     return out
 

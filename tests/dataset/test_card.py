@@ -242,3 +242,16 @@ def test_a_build_too_small_to_audit_says_so(text_only):
     out, _ = text_only
     card = (out / "README.md").read_text(encoding="utf-8")
     assert "Not measured for a build of 2 test rooms: the blind baselines need 8 or more" in card
+
+
+def test_each_setting_counts_its_questions_by_level(with_vision):
+    out, card = with_vision
+    source = open_rows(out)
+    for config in source.configs:
+        rows = list(source.rows([config]))
+        for setting in {row["setting"] for row in rows}:
+            levels = Counter(row["level"] for row in rows if row["setting"] == setting and row["level"] is not None)
+            shown = ", ".join(f"{level}: {levels[level]}" for level in sorted(levels)) or "none"
+            table = card.text[card.text.index(f"### {config}\n"):]
+            line = next(line for line in table.splitlines() if line.startswith(f"| {setting} |"))
+            assert line.endswith(f"| {shown} |"), (config, setting, line)

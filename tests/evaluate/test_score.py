@@ -390,3 +390,25 @@ def test_a_file_without_a_header_is_scored_on_the_questions_it_answers(built, ro
     with pytest.raises(SystemExit):
         main(["score", "--help"])
     assert "without a header" in " ".join(capsys.readouterr().out.split())
+
+
+def test_each_bounded_reasoner_answers_exactly_the_questions_at_or_below_its_level(built, rows):
+    evaluation = evaluate(str(built), None, [], ["r0", "r1", "r2"])
+    for group in evaluation.groups:
+        chosen = [r for r in rows if r["config"] == group.name]
+        on_ladder = [r for r in chosen if r["level"] is not None]
+        assert on_ladder and all(r["level"] is None for r in chosen if not r["facts"])
+        fr = [r for r in chosen if r["question_type"] == "FR"]
+        yn = [r for r in chosen if r["question_type"] == "YN"]
+        for k, (name, reasoner) in enumerate(zip(("r0", "r1", "r2"), ("stated", "chain", "local"))):
+            m = group.overall.systems[name]
+            assert m.no_answer == len(chosen) - len(on_ladder)  # off the ladder (rcc8, image only): no answer
+            # FR exact exactly where the row's level is k or less, YN wrong exactly where R_k keeps a No's candidate:
+            # counted from the rows, independent of the scorer's reading of the answers
+            assert m.fr_exact.value * len(fr) == pytest.approx(sum(r["level"] is not None and r["level"] <= k for r in fr))
+            assert all((r["level"] <= k) == (r["bounded"][reasoner] == r["answer_set"])
+                       for r in fr if r["level"] is not None)
+            right = sum(r["level"] is not None and (r["candidate"] in r["bounded"][reasoner]) == (r["answer"] == "Yes")
+                        for r in yn)
+            assert m.yn_accuracy.value * len(yn) == pytest.approx(right)
+        assert set(group.by["level"]) <= {0, 1, 2, 3, None}
