@@ -40,13 +40,13 @@ renders-100: $(READY) $(RENDERING)
 	$(BIN)/roomspace render --rooms 100 --seed $(SEED) --scenes $(SCENES) --out renders$(TAG)/ --renderer $(RENDERER)
 
 roomspace-100: $(READY) $(RENDERING)
-	$(BIN)/roomspace build --rooms 100 --seed $(SEED) --scenes $(SCENES) --out out/roomspace-100$(TAG) --renderer $(RENDERER) --vision n5_m4_d144 --twins n5_m4_d144 --agents n5_m4_d144 --compositions n5_m4_d144 --shapes n5_m4_d144 --object-tasks n5_m4_d144 --maps n5_m4_d144 --balanced
+	$(BIN)/roomspace build --rooms 100 --seed $(SEED) --scenes $(SCENES) --out out/roomspace-100$(TAG) --renderer $(RENDERER) --vision n5_m4_d144 --twins n5_m4_d144 --agents n5_m4_d144 --compositions n5_m4_d144 --shapes n5_m4_d144 --object-tasks n5_m4_d144 --maps n5_m4_d144 --balanced --hard
 
 roomspace-1k: $(READY)
-	$(BIN)/roomspace build --rooms 1000 --seed $(SEED) --scenes $(SCENES) --out out/roomspace-1k --balanced
+	$(BIN)/roomspace build --rooms 1000 --seed $(SEED) --scenes $(SCENES) --out out/roomspace-1k --balanced --hard
 
 roomspace-10k: $(READY)
-	$(BIN)/roomspace build --rooms 10000 --seed $(SEED) --scenes $(SCENES) --out out/roomspace-10k --balanced
+	$(BIN)/roomspace build --rooms 10000 --seed $(SEED) --scenes $(SCENES) --out out/roomspace-10k --balanced --hard
 
 bench: $(READY)
 	$(BIN)/python bench/checker.py

@@ -110,15 +110,19 @@ def add_build(commands) -> None:
     build.add_argument("--scenes", type=Path, default=Path("scenes"), help="scene folder, reused and filled")
     build.add_argument("--out", type=Path, required=True, help="output folder; its name is the dataset's name")
     build.add_argument("--configs", default="default",
-                       help="comma-separated configurations (n5_m4_d144, n5_m4_d144_balanced), 'default' "
-                            "(n5_m4_d81,n5_m4_d144), 'balanced' (their balanced counterparts) or 'sweep' (n 3-7, "
-                            "every m, d 9 and 12)")
+                       help="comma-separated configurations (n5_m4_d144, n5_m4_d144_balanced, n8_m20_d144_hard), "
+                            "'default' (n5_m4_d81,n5_m4_d144), 'balanced' or 'hard' (their balanced and hard "
+                            "counterparts) or 'sweep' (n 3-7, every m, d 9 and 12)")
     for kind in added_kinds():
         build.add_argument(kind.option, metavar="CONFIGS", dest=kind.name, help=kind_option_help(kind))
     build.add_argument("--balanced", action="store_true",
                        help="also build the balanced counterpart (<config>_balanced) of every configuration of every "
                             "kind asked for that has one (base, vision, twin, agent): the same rooms, questions drawn "
                             "so that no question's answer shows without its story or image")
+    build.add_argument("--hard", action="store_true",
+                       help="also build the hard configuration (n8_m20_d<d*d>_hard) of every grid of every kind asked "
+                            "for that has one (base, twin): larger stories, questions drawn as balanced ones among "
+                            "the pairs only search answers (docs/semantics.md section 22)")
     build.add_argument("--train-rooms", type=positive_int, default=0, metavar="N",
                        help="also build a train split of N rooms, other houses than the test rooms (default: none)")
     build.add_argument("--validation-rooms", type=positive_int, default=0, metavar="M",
@@ -148,9 +152,9 @@ def cmd_build(args: argparse.Namespace) -> None:
 
     def asked(text: str, kind) -> tuple:
         configs = parse_configs(text)
-        if not (args.balanced and kind.balanced):
-            return configs
-        return tuple(dict.fromkeys(configs + tuple(c.as_balanced() for c in configs)))
+        balanced = tuple(c.as_balanced() for c in configs) if args.balanced and kind.balanced else ()
+        hard = tuple(c.as_hard() for c in configs) if args.hard and kind.hard else ()
+        return tuple(dict.fromkeys(configs + balanced + hard))
 
     added = {kind.name: asked(getattr(args, kind.name), kind) for kind in added_kinds() if getattr(args, kind.name)}
     plan = BuildPlan.asked(args.out.name, args.seed, args.rooms, asked(args.configs, BASE), added,

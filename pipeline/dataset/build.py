@@ -100,6 +100,11 @@ class BuildPlan:
         unknown = set(bases) - {BASE.name} - {kind.name for kind in KINDS.values() if kind.option}
         if unknown:
             raise RoomspaceError(f"no kind {', '.join(sorted(unknown))} is added on request")
+        for kind_name, chosen in bases.items():
+            if not KINDS[kind_name].hard and any(config.hard for config in chosen):
+                raise RoomspaceError(f"the {kind_name} kind has no hard configurations (asked: "
+                                     f"{', '.join(c.name for c in chosen if c.hard)}); those with them: "
+                                     f"{', '.join(kind.name for kind in KINDS.values() if kind.hard)}")
         outputs = []
         for kind in KINDS.values():
             first, *others = kind.made_from or (kind.name,)

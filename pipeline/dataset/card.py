@@ -28,7 +28,7 @@ from pipeline.dataset.manifest import (DATASET_SPLIT, FramingCounts, MapCounts, 
                                        data_folder)
 from pipeline.dataset.rows import features_of_config
 from pipeline.dataset.vision import IMAGE_OF_STORY
-from pipeline.spatial.facts import SETTINGS
+from pipeline.spatial.facts import HARD_SETTINGS, SETTINGS
 from pipeline.spatial.ladder import REASONERS
 from pipeline.spatial.relations import DIRECTIONS
 from pipeline.spatial.topology import RCC8
@@ -155,7 +155,9 @@ def settings_table(stats: Stats) -> str:
              "| questions by level (level: count) |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     present = stats.settings
-    for setting in [*ITEM_SETTINGS, *sorted(set(present) - set(ITEM_SETTINGS))]:
+    # a hard configuration's settings are its own (an empty build lists the paper's)
+    listed = HARD_SETTINGS if set(present) & set(HARD_SETTINGS) else ITEM_SETTINGS
+    for setting in [*listed, *sorted(set(present) - set(listed))]:
         s = present.get(setting, SettingCounts())
         yn = s.yes + s.no
         sizes = Counter({int(k): v for k, v in s.sizes.items()})

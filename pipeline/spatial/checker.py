@@ -150,9 +150,25 @@ def answer_sets_together(answers: Sequence[Answers],
     return [{key: answered[key] for key in fact_sets} for answered in found]
 
 
+def answer_sets_within(facts: Iterable[Fact], variables: Sequence[str], queries: Sequence[tuple[str, str]],
+                       within: Sequence[Iterable[str]], d: int) -> tuple[frozenset[str], ...]:
+    """The answer sets of several pairs of one fact set, each known to lie within a sound bound (R2's,
+    `propagated_answer`): a direction outside it is not searched for, and where the pair's
+    witnesses fill the bound no search refutes anything."""
+    variables = tuple(variables)
+    (constraints,) = _checked([tuple(facts)], variables, queries[0], d)
+    for query in queries[1:]:
+        _validate((), variables, query, d)
+    return _answers(constraints, variables, [(q[0], q[1]) for q in queries], d, [frozenset()] * len(queries),
+                    [frozenset(bound) for bound in within])
+
+
 def forget_answers() -> None:
     """Clear the memos of answers, so that the next calls are timed cold (the benchmark)."""
     _answer.cache_clear()
+    _propagated.cache_clear()
+    _closure.cache_clear()
+    _refutation_effort.cache_clear()
     _axis_network.cache_clear()
     _axis_answer.cache_clear()
 
@@ -256,13 +272,15 @@ def _propagated(facts: frozenset[Constraint], variables: tuple[str, ...], query:
     candidates = _axis_product(i_signs, j_signs)
     if not _coupled(facts) or not candidates or candidates == exact:
         return candidates  # the axes are exact on facts that do not couple them
-    network = _joint_network(unary, binary, (i_domains, j_domains), d)
-    if network is None:
-        return frozenset()
-    known = candidates & exact if exact is not None else frozenset()  # exact: no propagation wipes them out
-    held = known | _query_survivors(candidates - known, *network, q0, qn, d)
-    if held == exact:
-        return held
+    known, held = frozenset(), candidates
+    if exact is not None:  # its directions: no propagation wipes them out
+        network = _joint_network(unary, binary, (i_domains, j_domains), d)
+        if network is None:
+            return frozenset()
+        known = candidates & exact
+        held = known | _query_survivors(candidates - known, *network, q0, qn, d)
+        if held == exact:
+            return held
     closure = _closure(facts, variables, d)
     if closure is None:
         return frozenset()
@@ -302,11 +320,17 @@ def refutation_effort(facts: Iterable[Fact], variables: Sequence[str], query: tu
     from the arc-consistent network, that shows no solution puts query[0] in any of the `refuted`
     directions relative to query[1]. 0 when propagation alone refutes them (or there are none);
     a RoomspaceError when one of them has a solution."""
-    variables, refuted = tuple(variables), frozenset(refuted)
+    variables = tuple(variables)
     (constraints,) = _checked([tuple(facts)], variables, query, d)
+    return _refutation_effort(constraints, variables, (query[0], query[1]), frozenset(refuted), d)
+
+
+@lru_cache(maxsize=1024)
+def _refutation_effort(facts: frozenset[Constraint], variables: tuple[str, ...], query: tuple[str, str],
+                       refuted: frozenset[str], d: int) -> int:
     if not refuted:
         return 0
-    unary, binary, ((q0, qn),) = _network(constraints, variables, (query,))
+    unary, binary, ((q0, qn),) = _network(facts, variables, (query,))
     axis_domains = tuple(_solve_axis(axis, unary, binary, [], d)[0] for axis in (0, 1))
     network = _joint_network(unary, binary, axis_domains, d)
     if network is None:

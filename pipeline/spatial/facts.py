@@ -15,6 +15,10 @@ from pipeline.spatial.grid import Cell, Raster
 from pipeline.spatial.relations import DISTANCE_SCALES, direction, distance, holds, region, wall_contact
 
 SETTINGS = ("layout", "tpp", "o2", "o2_d2", "o2_d3", "o2_layout", "o2_d2_layout", "o2_d3_layout")
+# The hard stories (docs/semantics.md section 22): the direction of each chain pair, the distance of every
+# described pair, on one scale each. Region and wall facts pin objects, and directions on every pair give
+# the axes away: measured, either leaves almost no question that only search answers.
+HARD_SETTINGS = ("chain_d2", "chain_d3")
 
 
 @dataclass(frozen=True)
@@ -140,3 +144,12 @@ def story_facts(facts: RasterFacts, pairs: Sequence[tuple[int, int]]) -> dict[st
                     stated.append(facts.distances[scale][pair])
         out[setting] = tuple(stated)
     return out
+
+
+def hard_story_facts(facts: RasterFacts, pairs: Sequence[tuple[int, int]], n: int) -> dict[str, tuple[Fact, ...]]:
+    """The facts of every hard setting about the described pairs (`described_pairs`: the chain's
+    n - 1 first), each fact made once (in `facts`)."""
+    chain = set(pairs[:n - 1])
+    return {setting: tuple(fact for pair in pairs
+                           for fact in ((facts.directions[pair],) if pair in chain else ()) + (facts.distances[scale][pair],))
+            for setting, scale in zip(HARD_SETTINGS, DISTANCE_SCALES)}

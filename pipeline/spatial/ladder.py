@@ -70,9 +70,10 @@ def chain_answer(facts: Sequence[Fact], query: tuple[str, str], d: int,
 
 
 def rung(facts: Sequence[Fact], query: tuple[str, str], exact: Sequence[str], d: int,
-         path: Sequence[PathStep] | None = None) -> Rung:
+         path: Sequence[PathStep] | None = None, effort: bool = True) -> Rung:
     """The bounded reasoners' answers to a question whose exact answer set is `exact`, its level
-    and search effort."""
+    and search effort (left 0 without `effort`: a level-3 question's is always 2 or more, as its
+    search branches)."""
     variables = story_variables(facts, query)
     exact = frozenset(exact)
     stated = stated_answer(facts, query, d)
@@ -81,5 +82,5 @@ def rung(facts: Sequence[Fact], query: tuple[str, str], exact: Sequence[str], d:
     # R2 lies between the exact answer and R1's (tests/spatial/test_ladder.py): where R1 is exact, so is R2
     local = chain if chain == exact else propagated_answer(facts, variables, query, d, exact)
     level = next((k for k, held in enumerate((stated, chain, local)) if held == exact), len(BOUNDED))
-    effort = refutation_effort(facts, variables, query, local - exact, d) if level == len(BOUNDED) else 0
-    return Rung(Bounded(*(in_canonical_order(held) for held in (stated, chain, local))), level, effort)
+    tried = refutation_effort(facts, variables, query, local - exact, d) if effort and level == len(BOUNDED) else 0
+    return Rung(Bounded(*(in_canonical_order(held) for held in (stated, chain, local))), level, tried)

@@ -126,6 +126,9 @@ class TypePrior:
                            lambda pair: factors(pair)[0], yn_factors)
 
 
+UNIFORM = TypeWeights([], [1.0])  # every answer set and pair alike: the hard configurations', which no prior is fitted for
+
+
 @cache
 def type_prior() -> TypePrior:
     return TypePrior(data_json(PRIOR_FILE))
@@ -226,23 +229,29 @@ def allowed(codes: Sequence[str], answers: Sequence[AnswerSet]) -> list[str]:
 
 
 def yn_question(answers: Mapping[Pair, AnswerSet], codes: Sequence[str], rng: Random,
-                weights: TypeWeights | None = None, group_of: Callable[[Pair], Hashable] | None = None) -> Drawn:
+                weights: TypeWeights | None = None, group_of: Callable[[Pair], Hashable] | None = None,
+                offered: Mapping[Pair, AnswerSet] | None = None) -> Drawn:
     """The pair a YN question asks and the relation it offers: a relation both answers allow, then
     a pair by its types' factor (`TypeWeights.yn_weight`) shared among the pairs of its answer, so
     either answer weighs its pairs' mean factor (without `weights`, where a question does not tell
     what its objects are, every factor is 1: Yes or No by a fair coin, then a pair). With
     `group_of`, both answers must be had among the pairs of one group, and the pair asked is of
     that group: where what a group shares (its objects' types) all but decides the answer, only a
-    group that holds both answers can ask without telling it."""
+    group that holds both answers can ask without telling it. With `offered`, a pair is asked only
+    about the relations it offers (a hard configuration's: those R2 leaves open, so that a No is
+    one only search finds)."""
     groups: dict[Hashable, list[Pair]] = {}
     for pair in answers:
         groups.setdefault(group_of(pair) if group_of else None, []).append(pair)
-    allowing = [set(allowed(codes, [answers[p] for p in group])) for group in groups.values()]
-    both = [(code, group) for code in codes for group, its in zip(groups.values(), allowing) if code in its]
+
+    def offering(code: str, group: list[Pair]) -> list[Pair]:
+        return group if offered is None else [p for p in group if code in offered[p]]
+    both = [(code, group) for code in codes for group in groups.values()
+            if allowed((code,), [answers[p] for p in offering(code, group)])]
     if not both:
         return Drawn(rng.choice(list(answers)), rng.choice(list(codes)), fallback=True)
     candidate = rng.choice(list(dict.fromkeys(code for code, _ in both)))
-    group = rng.choice([group for code, group in both if code == candidate])
+    group = offering(candidate, rng.choice([group for code, group in both if code == candidate]))
     sides = Counter(candidate in answers[p] for p in group)
     chances = [(weights.yn_weight(p, candidate, yes) if weights else 1.0) / sides[yes]
                for p, yes in ((p, candidate in answers[p]) for p in group)]

@@ -24,15 +24,16 @@ from types import MappingProxyType
 from pipeline.data import data_json
 from pipeline.scene.records import Point, Scene, SceneObject
 from pipeline.seeding import derive_seed
-from pipeline.spatial.checker import Answers, answer_sets_together
+from pipeline.spatial.checker import Answers, answer_sets_together, answer_sets_within, propagated_answer
 from pipeline.spatial.difficulty import layout_decides, tightness
-from pipeline.spatial.facts import SETTINGS, Fact, RasterFacts, described_pairs, hops, raster_facts, story_facts
+from pipeline.spatial.facts import (HARD_SETTINGS, SETTINGS, Fact, RasterFacts, described_pairs, hard_story_facts, hops,
+                                   raster_facts, story_facts)
 from pipeline.spatial.grid import Raster, rasterise
-from pipeline.spatial.ladder import Bounded, rung
+from pipeline.spatial.ladder import Bounded, rung, story_variables
 from pipeline.spatial.reasoning import PathStep, reasoning_path
 from pipeline.spatial.relations import DIRECTIONS, VIEWS, converse, direction, direction_of_points, relation_words
 from pipeline.spatial.topology import RCC8, ROOM, neighbours, rcc8_converse, snapped_footprint, topology_facts
-from pipeline.text.balance import fr_question, type_prior, yn_question
+from pipeline.text.balance import UNIFORM, fr_question, type_prior, yn_question
 from pipeline.text.configs import Config
 from pipeline.text.kinds import Room
 from pipeline.text.prompts import DEFAULT_STYLE, RCC8_SETTING, prompt_text
@@ -333,17 +334,18 @@ def room_items(scene: Scene, config: Config) -> tuple[Item, ...]:
 def _told(scene: Scene, config: Config, choice: Choice, objects: tuple[StoryObject, ...], room_facts: RasterFacts,
           topology: tuple[Fact, ...]) -> tuple[dict[str, tuple[Fact, ...]], Random, dict]:
     """What every question of a room and configuration shares: each setting's facts as the stories
-    state them (a balanced configuration's stories are the paper's), the draw that oriented them
+    state them (a balanced configuration's stories are the paper's; a hard one's, its hard settings'), the draw that oriented them
     (it goes on drawing the paper's YN answers) and the rows' common fields."""
     pairs, names = described_pairs(config.n, config.m), choice.names
     rng = Random(derive_seed(scene.room_id, config.paper.name))
+    stated = hard_story_facts(room_facts, pairs, config.n) if config.hard else story_facts(room_facts, pairs)
     flipped = {pair for a, b in pairs if rng.random() < 0.5 for pair in ((names[a], names[b]), (names[b], names[a]))}
     shared = dict(
         room_id=scene.room_id, room_index=scene.index, seed=scene.seed, room_type=scene.room_type,
         room_side=scene.side, config=config.name, n=config.n, m=config.m, d=config.d,
         objects=objects, story_order=choice.order, topology=topology,
     )
-    return oriented(story_facts(room_facts, pairs), flipped), rng, shared
+    return oriented(stated, flipped), rng, shared
 
 
 def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, objects: tuple[StoryObject, ...],
@@ -424,16 +426,44 @@ def _askable(config: Config, choice: Choice, facts: Mapping[str, tuple[Fact, ...
     return askable
 
 
+def _hard_askable(config: Config, choice: Choice, facts: Mapping[str, tuple[Fact, ...]]
+                  ) -> tuple[dict[str, dict[tuple[str, str], frozenset[str]]], dict[str, dict[tuple[str, str], frozenset[str]]]]:
+    """What a hard configuration may ask, per hard setting: every pair no described pair states, both
+    ways, whose answer set only search gives (level 3: the checker's search branches, trying 2 values
+    or more), with its answer set; and what R2 leaves open for it (a YN question's offers)."""
+    names, described = choice.names, described_pairs(config.n, config.m)
+    asked = [(names[a], names[b]) for a, b in combinations(range(config.n), 2) if (a, b) not in described]
+    askable: dict[str, dict[tuple[str, str], frozenset[str]]] = {setting: {} for setting in HARD_SETTINGS}
+    offered: dict[str, dict[tuple[str, str], frozenset[str]]] = {setting: {} for setting in HARD_SETTINGS}
+    for setting in HARD_SETTINGS:
+        told = facts[setting]
+        variables = story_variables(told, asked[0])
+        # R2 first: the checker then searches only within it, and refutes nothing where R2 is exact
+        local = [propagated_answer(told, variables, pair, config.d) for pair in asked]
+        for pair, left, exact in zip(asked, local, answer_sets_within(told, variables, asked, local, config.d)):
+            if left == exact:
+                continue
+            for asked_pair, held, open_ in ((pair, exact, left), (pair[::-1], *(frozenset(map(converse, s))
+                                                                                for s in (exact, left)))):
+                askable[setting][asked_pair], offered[setting][asked_pair] = held, open_
+    return askable, offered
+
+
 def _balanced_items(scene: Scene, config: Config, choice: Choice, raster: Raster, objects: tuple[StoryObject, ...],
                     room_facts: RasterFacts, topology: tuple[Fact, ...],
                     known: Callable[[tuple[int, int]], Answers]) -> tuple[Item, ...]:
     """A balanced configuration's items: the paper's stories, each question's pair and YN candidate
-    drawn by pipeline.text.balance among the pairs no described pair states directly."""
+    drawn by pipeline.text.balance among the pairs no described pair states directly. A hard
+    configuration's: its hard stories, drawn so among the pairs only search answers (`_hard_askable`),
+    a YN question offering only what R2 leaves open, and no rcc8 question."""
     n, room_id, name, told = config.n, scene.room_id, config.name, config.paper.name
     chosen, names, order, teller = choice.objects, choice.names, choice.order, choice.teller
     pairs = described_pairs(n, config.m)
     facts, _, shared = _told(scene, config, choice, objects, room_facts, topology)
-    askable = _askable(config, choice, facts, topology, known)
+    if config.hard:
+        (askable, offered), settings = _hard_askable(config, choice, facts), HARD_SETTINGS
+    else:
+        askable, offered, settings = _askable(config, choice, facts, topology, known), None, SETTINGS
     position = {name_: k for k, name_ in enumerate(names)}
     type_of = dict(zip(names, (o.type for o in chosen))).__getitem__
     paths: dict[tuple, tuple[PathStep, ...]] = {}
@@ -458,13 +488,16 @@ def _balanced_items(scene: Scene, config: Config, choice: Choice, raster: Raster
         )
 
     items = []
-    for setting in SETTINGS:
+    for setting in settings:
         answer_sets = askable[setting]
+        if not answer_sets:
+            continue  # a hard setting where search answers nothing that R2 does not
         said = sentences(facts[setting], order)
-        weights = type_prior().weights(setting, type_of)
+        weights = UNIFORM if config.hard else type_prior().weights(setting, type_of)
         for view in VIEWS:
             draw = Random(derive_seed(room_id, name, setting, view))
-            fr, yn = fr_question(answer_sets, draw, weights), yn_question(answer_sets, DIRECTIONS, draw, weights)
+            fr = fr_question(answer_sets, draw, weights)
+            yn = yn_question(answer_sets, DIRECTIONS, draw, weights, offered=offered and offered[setting])
             seed = text_seed(room_id, told, setting, view)
             # The story comes first from its seed: both tellings tell the paper's story, then each its question.
             fr_texts = teller.setting(scene.room_type, scene.side, said, order, view, fr.pair, (yn.candidate,), seed)
@@ -480,7 +513,7 @@ def _balanced_items(scene: Scene, config: Config, choice: Choice, raster: Raster
                                        path_text=written_path(path, pair[0], teller.wording, view) if path else "")))
 
     stated = {o.name: o.footprint for o in objects}
-    for view in VIEWS:
+    for view in VIEWS if not config.hard else ():
         # The two objects' types all but give their footprints' relation (a chair overlaps the table it
         # stands at), so both answers must be had among pairs of the same two types; a room without
         # such pairs asks no rcc8 question (the fallback, the same draw in either view).

@@ -53,6 +53,7 @@ class Kind:
     harness: tuple[str, ...] = ("lm_eval", "inspect")
     questions: tuple[str, ...] = ("YN", "FR")  # the question types its rows ask: a harness task each
     balanced: bool = False  # its questions have a balanced counterpart, <config>_balanced (`build --balanced`)
+    hard: bool = False  # and hard configurations, n8_m20_d144_hard (`build --hard`: docs/semantics.md section 22)
 
     def config_name(self, base: Config | str) -> str:
         return f"{self.prefix}{base if isinstance(base, str) else base.name}"
@@ -71,14 +72,14 @@ def _with_image(other: str) -> Comparison:
 # Card order: the order a build writes and lists its configurations in.
 KINDS = {kind.name: kind for kind in (
     Kind("base", "", "pipeline.text.items", "the paper's items: a story and FR and YN questions per setting and view",
-         None, balanced=True),
+         None, balanced=True, hard=True),
     Kind("vision", "vision_", "pipeline.dataset.vision",
          "multimodal rows, each question with its rendered image (each PNG stored once: about 20 KB per room)",
          "--vision", images=True, shared_images=True, balanced=True, compared=_with_image("base"),
          harness=("lmms_eval", "vlmevalkit", "inspect")),
     Kind("twin", "twin_", "pipeline.text.twins",
          "the same items with invented object and relation words (defined in each story)", "--twins", balanced=True,
-         compared=Comparison("twin", "base", ("original", "twin"), True)),
+         hard=True, compared=Comparison("twin", "base", ("original", "twin"), True)),
     Kind("agent", "agent_", "pipeline.text.agents",
          "stories and questions told from an observer facing a wall", "--agents", balanced=True),
     Kind("vision_agent", "vision_agent_", "pipeline.dataset.vision_agent",

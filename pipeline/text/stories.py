@@ -40,7 +40,8 @@ class Sentences:
     region (and wall contact), then one per subject, direction and distance naming all its objects."""
 
     placed: tuple[tuple[tuple[str, ...], str, str | None], ...]  # (members, region, wall or None)
-    related: tuple[tuple[str, str, str | None, tuple[str, ...]], ...]  # (subject, direction, distance or None, objects)
+    # (subject, direction, distance, objects): either may be None (a hard story states some pairs' distance alone)
+    related: tuple[tuple[str, str | None, str | None, tuple[str, ...]], ...]
 
 
 def sentences(facts: Sequence[Fact], order: Sequence[str]) -> Sentences:
@@ -59,7 +60,7 @@ def sentences(facts: Sequence[Fact], order: Sequence[str]) -> Sentences:
             placed.setdefault((per_object[name]["region"], per_object[name].get("wall")), []).append(name)
     related: dict[tuple[str, str, str | None], list[str]] = {}
     for (subject, obj), relations in per_pair.items():
-        related.setdefault((subject, relations["direction"], relations.get("distance")), []).append(obj)
+        related.setdefault((subject, relations.get("direction"), relations.get("distance")), []).append(obj)
     return Sentences(tuple((tuple(members), region, wall) for (region, wall), members in placed.items()),
                      tuple((*group, tuple(objects)) for group, objects in related.items()))
 
@@ -98,7 +99,7 @@ class Teller:
         out = [self._draw(rng, _placed_texts, view, *placed) for placed in said.placed]
         for subject, direction, distance, objects in said.related:
             told = self._draw(rng, _related_texts, view, subject, direction, distance, objects)
-            out.append(rng.choice(told) if distance else told)
+            out.append(rng.choice(told) if distance and direction else told)
         return out
 
     def story(self, room_type: str, side: float, said: Sentences, order: Sequence[str], view: str,
@@ -178,13 +179,16 @@ def _placed_texts(wording: Wording, view: str, members: tuple[str, ...], region:
                               wall=wording.words(wall, view, "phrase") if wall else "")) for t in slot]
 
 
-def _related_texts(wording: Wording, view: str, subject: str, direction: str, distance: str | None,
+def _related_texts(wording: Wording, view: str, subject: str, direction: str | None, distance: str | None,
                    objects: tuple[str, ...]) -> list:
     """Without a distance, the sentence in each template; with one, per tail of the distance (drawn first) the
-    sentence in each template."""
+    sentence in each template; with a distance alone, the sentence in each of its own templates."""
     templates = _templates()
-    fields = dict(subject=wording.phrases.ref(subject), direction=wording.words(direction, view, "phrase"),
-                  objects=join_words([wording.phrases.ref(name) for name in objects]))
+    fields = dict(subject=wording.phrases.ref(subject), objects=join_words([wording.phrases.ref(name) for name in objects]))
+    if not direction:
+        return [sentence(t.format(**fields, distance=wording.words(distance, view, "phrase")))
+                for t in templates["distance_alone"]]
+    fields["direction"] = wording.words(direction, view, "phrase")
     if not distance:
         return [sentence(t.format(**fields, distance="")) for t in templates["relation"]]
     tails = [t.format(distance=wording.words(distance, view, "phrase"))

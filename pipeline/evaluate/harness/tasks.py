@@ -80,12 +80,13 @@ HARNESSES = {harness.name: harness for harness in (LM_EVAL, LMMS_EVAL)}
 
 def packaged_configs() -> list[str]:
     """The configurations `make roomspace-100` writes, in card order: the default configurations,
-    every kind of n5_m4_d144, and the balanced counterpart of each of a kind that has them
+    every kind of n5_m4_d144, and the balanced and hard counterparts of each of a kind that has them
     (tests/evaluate/test_harness_tasks.py checks the Makefile asks for these)."""
     names = []
     for kind in KINDS.values():
         bases = DEFAULT_CONFIGS if kind is BASE else (Config(5, 4, 12),)
-        names.extend(kind.config_name(c) for c in (*bases, *(c.as_balanced() for c in bases if kind.balanced)))
+        names.extend(kind.config_name(c) for c in (*bases, *(c.as_balanced() for c in bases if kind.balanced),
+                                                   *(c.as_hard() for c in bases if kind.hard)))
     return names
 
 
@@ -97,9 +98,11 @@ def task_name(config: str, question_type: str) -> str:
 
 
 def family(config: str) -> str:
-    """The group of a configuration's kind, paper or balanced: roomspace, roomspace_balanced, roomspace_twin, ..."""
+    """The group of a configuration's kind, paper, balanced or hard: roomspace, roomspace_balanced, roomspace_hard,
+    roomspace_twin, ..."""
     kind, base = parse(config)
-    return "roomspace" + ("" if kind is BASE else f"_{kind.name}") + ("_balanced" if base.balanced else "")
+    return ("roomspace" + ("" if kind is BASE else f"_{kind.name}")
+            + ("_hard" if base.hard else "_balanced" if base.balanced else ""))
 
 
 def task_files(configs: Sequence[str], harness: Harness) -> dict[str, str]:
