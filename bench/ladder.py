@@ -1,0 +1,103 @@
+"""The difficulty ladder per configuration (issue 42's table), and what the hard family costs.
+
+    python bench/ladder.py --rooms 1000 --scenes scenes/ [--seed 0] [--configs balanced,hard]
+
+Makes the rooms' rows of each configuration in this process (the scene folder must hold the rooms;
+`roomspace scenes` samples them), timing each configuration's CPU per room beside the balanced
+family's, measured in the same run. Then per configuration: questions by level; per level, the share
+each of R0, R1, R2, the blind baselines (`roomspace audit`'s majority and learned ones, fitted on the
+other half of the rooms) and the checker answer right, for YN accuracy and FR exact; and the checker's
+search effort (values tried to refute what R2 leaves open) per level: median, 90th percentile, max.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import statistics
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from pipeline.dataset.audit import blind_answers, question_of
+from pipeline.scene.scene_file import load_scene, scene_path
+from pipeline.spatial.ladder import BOUNDED, REASONERS
+from pipeline.text.configs import parse_configs
+from pipeline.text.items import RoomItems
+from pipeline.typed_json import to_json
+
+FAMILIES = ("paper", "balanced", "hard")
+
+
+def family(config) -> str:
+    return "hard" if config.hard else "balanced" if config.balanced else "paper"
+
+
+def right(row, held) -> bool:
+    """A reasoner's answer (FR its set, YN Yes unless it rules the candidate out) is the row's."""
+    if row.question_type == "FR":
+        return tuple(held) == row.answer_set
+    return (row.candidate in held) == (row.answer == "Yes")
+
+
+def percent(hits: int, total: int) -> str:
+    return f"{100 * hits / total:.1f}" if total else "-"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rooms", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--scenes", type=Path, default=Path("scenes"))
+    parser.add_argument("--configs", default="balanced,hard")
+    args = parser.parse_args()
+    configs = parse_configs(args.configs)
+    scenes = [load_scene(scene_path(args.scenes, args.seed, index)) for index in range(args.rooms)]
+    RoomItems(scenes[0])(configs[-1])  # the grid's tables, made once per process, are not a configuration's cost
+    rows, cpu = defaultdict(list), defaultdict(float)
+    for scene in scenes:
+        made = RoomItems(scene)
+        for config in configs:
+            start = time.process_time()
+            rows[config.name].extend(made(config))
+            cpu[config.name] += time.process_time() - start
+    by_family = defaultdict(float)
+    for config in configs:
+        by_family[family(config)] += cpu[config.name]
+    print(f"# The difficulty ladder on {args.rooms} rooms of seed {args.seed}\n")
+    print("| family | configurations | CPU ms per room | against balanced |\n|---|---|---|---|")
+    for name in FAMILIES:
+        if name in by_family:
+            ratio = f"{by_family[name] / by_family['balanced']:.2f}x" if by_family.get("balanced") else "-"
+            chosen = ", ".join(c.name for c in configs if family(c) == name)
+            print(f"| {name} | {chosen} | {1000 * by_family[name] / args.rooms:.1f} | {ratio} |")
+    for config in configs:
+        laddered = [row for row in rows[config.name] if row.level is not None]
+        if not laddered:
+            continue
+        questions = [question_of(to_json(row)) for row in rows[config.name]]
+        blind = blind_answers(questions, None, args.seed) if len({q.room_id for q in questions}) > 1 else {}
+        print(f"\n## {config.name}: {len(laddered)} questions on the ladder\n")
+        print("| level | questions | share | " + " | ".join(f"R{k} YN / FR" for k in range(len(BOUNDED)))
+              + " | blind majority YN / FR | blind learned YN / FR | checker YN / FR | effort median / p90 / max |")
+        print("|---|---|---|" + "---|" * (len(BOUNDED) + 4))
+        for level in range(len(REASONERS)):
+            at = [row for row in laddered if row.level == level]
+            if not at:
+                continue
+            yn = [row for row in at if row.question_type == "YN"]
+            fr = [row for row in at if row.question_type == "FR"]
+
+            def shares(correct) -> str:
+                return f"{percent(sum(map(correct, yn)), len(yn))} / {percent(sum(map(correct, fr)), len(fr))}"
+            cells = [shares(lambda row, k=k: right(row, dataclasses.astuple(row.bounded)[k])) for k in range(len(BOUNDED))]
+            cells += [shares(lambda row, b=b: row.id in blind and blind[row.id][b] == row.answer) for b in (0, 1)]
+            cells.append(shares(lambda row: right(row, row.answer_set)))
+            efforts = sorted(row.search_effort for row in at)
+            effort = (f"{statistics.median(efforts):g} / {efforts[int(0.9 * (len(efforts) - 1))]} / {efforts[-1]}"
+                      if level == len(BOUNDED) else "-")
+            print(f"| {level} | {len(at)} | {percent(len(at), len(laddered))}% | " + " | ".join(cells) + f" | {effort} |")
+
+
+if __name__ == "__main__":
+    main()
