@@ -90,8 +90,9 @@ def image_rows(room: Room, config: Config) -> list[VisionImage]:
         items = room.rows("base", config)
         if not items:
             return []
-        marked = labelled_images(room, markers(room.scene)) if config.balanced else None
-        return vision_rows(room.scene, items, room_images(room, config), door_sightings(room), marked)
+        marked = labelled_images(room, markers(room.scene)) if config.balanced and not config.hard else None
+        return vision_rows(room.scene, items, room_images(room, config), door_sightings(room), marked,
+                           pairs=not config.hard)
 
     return room.shared(("vision images", config), made)
 
@@ -133,9 +134,10 @@ def room_labels(room: Room, config: Config) -> dict[str, str]:
 
 def vision_rows(scene: Scene, items: Sequence[Item], images: Mapping[str, bytes],
                 door: tuple[CameraPose, Mapping[str, Sighting]],
-                marked: Mapping[str, bytes] | None = None) -> list[VisionImage]:
+                marked: Mapping[str, bytes] | None = None, pairs: bool = True) -> list[VisionImage]:
     """The vision questions of one room by image (`VisionImage`, an image and its questions):
-    image+story questions, then the view's pair questions three ways.
+    image+story questions, then (with `pairs`) the view's pair questions three ways: a hard
+    configuration asks none, a picture's pair being no question only search answers.
 
     `items` are the room's items of one base configuration (items.room_items), `images` its
     renders by name ("top_down", "south_door": PNG bytes, labelled with `story_labels`), `door`
@@ -162,7 +164,7 @@ def vision_rows(scene: Scene, items: Sequence[Item], images: Mapping[str, bytes]
         renamed = {"config": config, "id": f"{item.room_id}-{config}-{item.setting}-{item.view}-{item.question_type}"}
         asked[name].append(VisionItem(**{**init_fields(item), **renamed}, modality="image+story", pair=None,
                                       image_name=name, camera=door[0] if name == "south_door" else None))
-    for view, name in IMAGE_OF_VIEW.items():
+    for view, name in IMAGE_OF_VIEW.items() if pairs else ():
         asked_about = name if marked is None else MARKED + name
         if labels[asked_about] is not None:
             camera, seen = door if name == "south_door" else (None, None)

@@ -75,7 +75,7 @@ KINDS = {kind.name: kind for kind in (
          None, balanced=True, hard=True),
     Kind("vision", "vision_", "pipeline.dataset.vision",
          "multimodal rows, each question with its rendered image (each PNG stored once: about 20 KB per room)",
-         "--vision", images=True, shared_images=True, balanced=True, compared=_with_image("base"),
+         "--vision", images=True, shared_images=True, balanced=True, hard=True, compared=_with_image("base"),
          harness=("lmms_eval", "vlmevalkit", "inspect")),
     Kind("twin", "twin_", "pipeline.text.twins",
          "the same items with invented object and relation words (defined in each story)", "--twins", balanced=True,

@@ -6,6 +6,7 @@ from conftest import SCENE_COUNT, SCENE_SEED
 from pipeline.cli import main
 from pipeline.dataset.build import BuildPlan
 from pipeline.errors import RoomspaceError
+from pipeline.evaluate.rows import open_rows
 from pipeline.scene.scene_file import load_scene, scene_path
 from pipeline.spatial.checker import answer_set, propagated_answer
 from pipeline.spatial.facts import HARD_SETTINGS, described_pairs
@@ -67,6 +68,20 @@ def test_hard_configurations_come_with_the_kinds_that_have_them(scenes, tmp_path
     plan = BuildPlan.asked("hard", SCENE_SEED, 2, parse_configs("n5_m4_d144,hard"), {"twin": HARD})
     assert [o.name for o in plan.outputs] == ["n5_m4_d144", "n8_m20_d81_hard", "n8_m20_d144_hard",
                                               "twin_n8_m20_d81_hard", "twin_n8_m20_d144_hard"]
-    assert main(["build", "--rooms", "1", "--scenes", str(scenes), "--out", str(tmp_path / "v"),
-                 "--configs", "n5_m4_d144", "--vision", "n8_m20_d144_hard"]) == 1
-    assert "the vision kind has no hard configurations" in capsys.readouterr().err
+    assert main(["build", "--rooms", "1", "--scenes", str(scenes), "--out", str(tmp_path / "a"),
+                 "--configs", "n5_m4_d144", "--agents", "n8_m20_d144_hard"]) == 1
+    assert "the agent kind has no hard configurations" in capsys.readouterr().err
+
+
+def test_hard_vision_rows_ask_the_hard_questions_with_their_pictures_and_nothing_else(scenes, tmp_path):
+    # room 4 of the shared scenes has eight objects and questions only search answers
+    out = tmp_path / "hard-vision"
+    assert main(["build", "--rooms", "5", "--seed", str(SCENE_SEED), "--scenes", str(scenes), "--out", str(out),
+                 "--configs", "n5_m4_d144", "--vision", "n5_m4_d144", "--hard", "--quiet"]) == 0
+    source = open_rows(out)
+    base = {row["id"].replace("n8_m20_d144_hard", "vision_n8_m20_d144_hard"): row
+            for row in source.rows(["n8_m20_d144_hard"])}
+    vision = list(source.rows(["vision_n8_m20_d144_hard"]))
+    assert vision and all(row["modality"] == "image+story" and row["level"] == 3 for row in vision)
+    assert {row["id"] for row in vision} <= set(base)
+    assert all(row["answer_set"] == base[row["id"]]["answer_set"] for row in vision)
