@@ -496,7 +496,9 @@ def add_run_model(commands) -> None:
                                 "predictions line then carries its \"sample\" number")
     run_model.add_argument("--concurrency", type=positive_int, default=4, help="requests in flight (default: 4)")
     run_model.add_argument("--api-key-env", help="environment variable holding the API key (sent as a Bearer token)")
-    run_model.add_argument("--timeout", type=positive_seconds, default=120.0, help="seconds per request (default: 120)")
+    run_model.add_argument("--timeout", type=positive_seconds, default=120.0,
+                           help="seconds per request (default: 120); Ctrl-C does not wait for it: the requests in "
+                                "flight are closed, the answers that came are kept, and the same command resumes")
     run_model.add_argument("--retries", type=positive_int, default=5, help="requests per prompt at most (default: 5)")
     run_model.add_argument("--temperature", type=temperature, default=0.0, help="sampling temperature (default: 0)")
     run_model.add_argument("--max-tokens", type=non_negative_int, default=DEFAULT_MAX_TOKENS,

@@ -38,6 +38,12 @@ self-consistency), which only makes sense when sampling: K > 1 at temperature 0 
 Every answer is appended to a JSON-lines cache keyed by (model, prompt hash, sample) as soon as it
 arrives, so an interrupted run, re-run with the same command, asks only what is missing. The hash
 covers everything sent but the model name, the image included.
+
+A run that stops (Ctrl-C, SIGTERM, or an error that ends it) closes the connections of its
+requests in flight at once (`Connections`) rather than waiting for their answers: a server that
+never answers would otherwise hold it until the request timeout. Those requests leave no line; the
+answers that came before are whole lines in the predictions file and the cache, and a re-run asks
+the rest.
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ from __future__ import annotations
 import hashlib
 import http.client
 import json
+import socket
 import threading
 import urllib.error
 import urllib.request
@@ -132,15 +139,82 @@ class Retry:
     give_up_after: int = GIVE_UP_AFTER  # failed prompts in a row that stop the run
 
 
-def ask_once(endpoint: Endpoint, prompt: Prompt) -> Answer:
-    """The answer of one request; EndpointFailure when worth retrying, RoomspaceError when not."""
+class Connections:
+    """The sockets of the requests in flight (one per thread), so that a run being stopped ends them
+    at once (`abort`): a request blocked on a server that never answers would otherwise hold the run
+    until its timeout, the thread pool waiting for it. `open` is urlopen with every connection it
+    makes registered; after `abort`, a connection made is shut at once."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.sockets: dict[int, socket.socket] = {}  # thread id -> its request's socket
+        self.aborted = False
+        classes: dict[type, type] = {}
+
+        def tracked(base: type) -> type:
+            """`base` (HTTPConnection, HTTPSConnection) registering its socket once connected."""
+            if base not in classes:
+                connections = self
+
+                class Tracked(base):
+                    def connect(self) -> None:
+                        super().connect()
+                        connections._opened(self.sock)
+
+                classes[base] = Tracked
+            return classes[base]
+
+        class HTTP(urllib.request.HTTPHandler):
+            def do_open(self, http_class, req, **kwargs):
+                return super().do_open(tracked(http_class), req, **kwargs)
+
+        class HTTPS(urllib.request.HTTPSHandler):
+            def do_open(self, http_class, req, **kwargs):
+                return super().do_open(tracked(http_class), req, **kwargs)
+
+        self.opener = urllib.request.build_opener(HTTP(), HTTPS())  # proxies and redirects as urlopen's
+
+    def open(self, request: urllib.request.Request, timeout: float):
+        return self.opener.open(request, timeout=timeout)
+
+    def _opened(self, sock: socket.socket) -> None:
+        with self.lock:
+            if self.aborted:
+                _shut(sock)
+            else:
+                self.sockets[threading.get_ident()] = sock
+
+    def done(self) -> None:
+        """The calling thread's request is over (its socket is closed)."""
+        with self.lock:
+            self.sockets.pop(threading.get_ident(), None)
+
+    def abort(self) -> None:
+        """End every request in flight now: the blocked reads return, and no request starts after."""
+        with self.lock:
+            self.aborted = True
+            for sock in self.sockets.values():
+                _shut(sock)
+
+
+def _shut(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass  # closed already
+
+
+def ask_once(endpoint: Endpoint, prompt: Prompt, connections: Connections | None = None) -> Answer:
+    """The answer of one request; EndpointFailure when worth retrying, RoomspaceError when not.
+    `connections` (a run's) lets the run end the request when it stops."""
     headers = {"Content-Type": "application/json"}
     if endpoint.api_key:
         headers["Authorization"] = f"Bearer {endpoint.api_key}"
     request = urllib.request.Request(endpoint.url, data=json.dumps(endpoint.body(prompt)).encode(),
                                      headers=headers, method="POST")
     try:
-        with urllib.request.urlopen(request, timeout=endpoint.timeout) as response:
+        with (urllib.request.urlopen if connections is None else connections.open)(
+                request, timeout=endpoint.timeout) as response:
             payload = response.read()
     except urllib.error.HTTPError as error:
         body = _read(error)
@@ -158,6 +232,9 @@ def ask_once(endpoint: Endpoint, prompt: Prompt) -> Answer:
         raise EndpointFailure(f"no answer within {endpoint.timeout:g} s") from None
     except (http.client.HTTPException, ConnectionError) as error:
         raise EndpointFailure(f"connection broken ({type(error).__name__})") from None
+    finally:
+        if connections is not None:
+            connections.done()
     try:
         reply = json.loads(payload)
         choice = reply["choices"][0]
@@ -197,13 +274,13 @@ def _snippet(payload: bytes) -> str:
 
 
 def ask(endpoint: Endpoint, prompt: Prompt, retry: Retry, stop: threading.Event,
-        watch: Callable[[], None] | None = None) -> Answer:
+        watch: Callable[[], None] | None = None, connections: Connections | None = None) -> Answer:
     """The answer, after up to `retry.attempts` requests; the last EndpointFailure if none succeeds.
     A connection that is refused on every attempt is the endpoint being down: RoomspaceError. After
     each failed request `watch` (if any) raises where the server behind the endpoint has died."""
     for attempt in range(retry.attempts):
         try:
-            return ask_once(endpoint, prompt)
+            return ask_once(endpoint, prompt, connections)
         except ContextOverflow:
             raise
         except EndpointFailure as error:
@@ -301,6 +378,7 @@ def run_model(prompts: Iterable[Prompt], endpoint: Endpoint, out: Path, cache_pa
     pending: set[Future] = set()
     in_a_row = 0  # prompts failed since the last answer, in the order they finished
     lock = threading.Lock()
+    connections = Connections()
     written = PredictionsWriter(out, header)
 
     def keep(prompt_id: str, sample: int, answer: Answer) -> None:
@@ -316,7 +394,7 @@ def run_model(prompts: Iterable[Prompt], endpoint: Endpoint, out: Path, cache_pa
         if stop.is_set():
             return  # queued before the run gave up
         try:
-            answer = ask(endpoint, prompt, retry, stop, watch)
+            answer = ask(endpoint, prompt, retry, stop, watch, connections)
         except ServerDied as died:
             stop.set()  # the other requests in flight give up at their next backoff
             raise RoomspaceError(f"{endpoint.url}: {died}\n{answered} answers of this run are kept in {cache.path} "
@@ -330,6 +408,8 @@ def run_model(prompts: Iterable[Prompt], endpoint: Endpoint, out: Path, cache_pa
                 bar.update()
             return
         except EndpointFailure as error:
+            if connections.aborted:
+                return  # its request was ended by the run stopping: no line; a re-run asks it
             written.add(prediction(prompt.id, endpoint.model, sample, samples, None, str(error)))
             with lock:
                 errors[index, sample] = str(error)
@@ -371,12 +451,18 @@ def run_model(prompts: Iterable[Prompt], endpoint: Endpoint, out: Path, cache_pa
                         _settle(pending, PROMPTS_PER_SLOT * concurrency - 1)
                         pending.add(pool.submit(job, index, prompt, prompt_hash, sample))
                 _settle(pending, 0)
+            except BaseException:
+                stop.set()
+                connections.abort()  # the requests in flight end now, not at their timeout
+                raise
             finally:
                 stop.set()
                 pool.shutdown(cancel_futures=True)
                 cache.close()
-    except BaseException:
+    except BaseException as stopping:
         written.close()  # what came is kept, in the order it came
+        if isinstance(stopping, KeyboardInterrupt):  # Ctrl-C or SIGTERM: the command says what is kept
+            stopping.kept = f"{answered} answers of this run are kept in {out} and {cache_path}"
         raise
     written.finish(ids)
     first_error = errors[min(errors)] if errors else None

@@ -40,6 +40,7 @@ OTHER = "n4_m4_d144"
 ROOMS = 3
 CONTEXT = 4096  # tokens the served model loops to when no max_tokens is sent: its whole context
 WAIT = 60.0  # seconds any wait may take before the test fails (none takes long unless something is broken)
+STOPS = 5.0  # seconds run-model may take to exit after SIGINT, its requests hanging
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -235,6 +236,51 @@ def test_a_killed_run_is_scored_on_what_it_has_and_a_rerun_completes_it(built, m
     yn = [item for item in in_rows if item.endswith("-YN")]
     assert smol.yn_accuracy.value == sum(not loops(item) for item in yn) / len(yn)  # every answer right but the loops
     assert recorded.runs["smol"].model == "smol" and recorded.sample == Sample(limit, seed)
+
+
+def test_ctrl_c_stops_a_run_at_once_keeping_what_came(built, model, tmp_path, capsys):
+    """Issue 43: SIGINT 20 s into a run against a server that never answered exited 101 s later, at the
+    request timeout. Two requests hang (the server holds them); SIGINT must end the process within
+    STOPS seconds, with every answer that came kept in whole lines and a re-run asking only the rest."""
+    limit, seed = 40, 3
+    drawn = sample_ids(open_rows(built), [BASE], Sample(limit, seed))
+    in_rows = [row["id"] for row in open_rows(built).rows([BASE], ["id"]) if row["id"] in set(drawn)]
+    model.held = {in_rows[0], in_rows[20]}
+    preds = tmp_path / "smol.jsonl"
+    cache = tmp_path / "smol.jsonl.cache.jsonl"
+    argv = run_model(built, model, preds, "--config", BASE, "--limit", str(limit), "--seed", str(seed),
+                     "--concurrency", "2", "--timeout", "120")
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    run = subprocess.Popen([sys.executable, "-m", "pipeline.cli", *argv], cwd=REPO, env=env, stderr=subprocess.PIPE,
+                           text=True)
+    try:
+        model.wait_holding(2, run)  # both workers wait on a request the server never answers
+        run.send_signal(signal.SIGINT)
+        try:
+            run.wait(STOPS)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"run-model still running {STOPS:g} s after SIGINT")
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait(WAIT)
+        error = run.stderr.read()
+        run.stderr.close()
+    assert run.returncode == 130 and "stopped by SIGINT" in error, error
+    for written in (preds, cache):  # whole lines only: each parses, the last ends
+        text = written.read_text(encoding="utf-8")
+        assert text.endswith("\n") and all(json.loads(line) for line in text.splitlines())
+    kept = answers(preds)
+    assert [p["id"] for p in kept] == model.answered == in_rows[1:20]  # every answer that came, nothing else
+    assert f"stopped by SIGINT; {len(kept)} answers of this run are kept in {preds} and {cache}" in error
+    assert len(cache.read_text(encoding="utf-8").splitlines()) == len(kept)
+
+    model.release.set()  # the same command again asks only what is missing
+    asked_before = len(model.bodies)
+    assert main(argv) == 0
+    assert f"{len(kept)} answered from {cache}" in capsys.readouterr().out
+    assert len(model.bodies) - asked_before == limit - len(kept)
+    assert [p["id"] for p in answers(preds)] == in_rows
 
 
 def test_the_token_cap_is_said_in_help_and_zero_sends_none(built, model, tmp_path, capsys):
