@@ -63,6 +63,27 @@ def nonempty_name(text: str) -> str:
     return text
 
 
+# pyproject.toml's extras by the distributions they install (tests/test_light_install.py keeps them equal), and the
+# modules a distribution installs where they are not its name: a command that imports one of them on an install
+# without its extra says in one line which extra to install
+EXTRAS = {
+    "build": ("procthor", "ai2thor", "moviepy", "attrs", "networkx", "pandas", "shapely", "jsonschema", "datasets",
+              "dask", "pillow", "scikit-learn"),
+    "harness": ("lm_eval", "inspect_ai", "openai"),
+}
+MODULES = {"attrs": ("attr", "attrs"), "dask": ("dask", "distributed"), "pillow": ("PIL",),
+           "scikit-learn": ("sklearn",)}
+
+
+def extra_of(module: str) -> str | None:
+    """The extra that installs top-level `module` (or its distribution's metadata), None for any other."""
+    for extra, distributions in EXTRAS.items():
+        for distribution in distributions:
+            if module in MODULES.get(distribution, (distribution,)):
+                return extra
+    return None
+
+
 def machine_cores() -> int:
     """The cores this process may use (all of them where the OS cannot say)."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
@@ -610,6 +631,13 @@ def main(argv: list[str] | None = None) -> int:
         args.run(args)
     except (RoomspaceError, OSError) as error:
         print(f"roomspace {args.command}: error: {error}", file=sys.stderr)
+        return 1
+    except ModuleNotFoundError as error:  # importlib.metadata's PackageNotFoundError too: a distribution not installed
+        extra = extra_of((error.name or "").partition(".")[0])
+        if extra is None:
+            raise
+        print(f"roomspace {args.command}: error: this command needs the {extra} extra ({error}): "
+              f"pip install 'roomspace[{extra}]'", file=sys.stderr)
         return 1
     except KeyboardInterrupt as stop:  # SIGINT, or SIGTERM as Terminated
         name = "SIGTERM" if isinstance(stop, Terminated) else "SIGINT"

@@ -139,7 +139,8 @@ class Learned:
             from sklearn.linear_model import LogisticRegression
             from threadpoolctl import threadpool_limits
         except ImportError:
-            raise BlindUnavailable("the audit's learned baseline needs scikit-learn: pip install 'roomspace[audit]'") from None
+            raise BlindUnavailable("the audit's learned baseline needs scikit-learn, in the build extra: "
+                                   "pip install 'roomspace[build]'") from None
 
         self.one_thread = lambda: threadpool_limits(1)  # the same sums in the same order: the same fit every run
         answers = [q.answer for q in questions]
