@@ -665,14 +665,22 @@ def _closed_triples(closed: dict[Arc, int], changed: list[Arc], n: int, d: int) 
             for (p, q), first, second in (((a, c), (a, b), (b, c)), ((b, c), (b, a), (a, c))):
                 through = _composed_atoms(_relation_atoms(closed, *first, d), _relation_atoms(closed, *second, d), d)
                 pair, held = ((p, q), through) if p < q else ((q, p), _converse_atoms(through, d))
-                kept = closed[pair] & held
-                if kept != closed[pair]:
-                    if not kept:
-                        return False
-                    closed[pair] = kept
-                    if pair not in waiting:
-                        waiting.add(pair)
-                        queue.append(pair)
+                if not _narrowed(closed, pair, held, queue, waiting):
+                    return False
+    return True
+
+
+def _narrowed(store: list | dict, key, held: int, queue: list, waiting: set) -> bool:
+    """store[key] met with `held`; a key it narrows is queued to revise the others, once. False when
+    nothing is left."""
+    kept = store[key] & held
+    if kept != store[key]:
+        if not kept:
+            return False
+        store[key] = kept
+        if key not in waiting:
+            waiting.add(key)
+            queue.append(key)
     return True
 
 
@@ -824,14 +832,8 @@ def _propagate(domains: list[int], links: Links, changed: Iterable[int]) -> bool
         waiting.discard(a)
         values = domains[a]
         for b, relation in links[a]:
-            kept = domains[b] & relation.image(values)
-            if kept != domains[b]:
-                if not kept:
-                    return False
-                domains[b] = kept
-                if b not in waiting:
-                    waiting.add(b)
-                    queue.append(b)
+            if not _narrowed(domains, b, relation.image(values), queue, waiting):
+                return False
     return True
 
 
