@@ -5,11 +5,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import random_facts, rasters
-from test_checker import checks
+from test_checker import checks, story
 
 from pipeline.errors import RoomspaceError
 from pipeline.spatial.checker import answer_set, propagated_answer, refutation_effort
-from pipeline.spatial.facts import SETTINGS, Fact, described_pairs, setting_facts
+from pipeline.spatial.facts import HARD_SETTINGS, SETTINGS, Fact, described_pairs, hard_story_facts, raster_facts
 from pipeline.spatial.grid import GRID_SIZES
 from pipeline.spatial.ladder import chain_answer, rung, stated_answer, story_variables
 from pipeline.spatial.relations import DIRECTIONS
@@ -28,15 +28,19 @@ def assert_nested(facts, names, query, d):
     return found
 
 
-@pytest.mark.parametrize("setting", SETTINGS)
-@checks(300)
+@pytest.mark.parametrize("setting", SETTINGS + HARD_SETTINGS)
+@checks(250)
 @given(data=st.data())
 def test_every_reasoner_holds_the_exact_answer_and_the_next_ones_on_stories(setting, data):
     d = data.draw(st.sampled_from(GRID_SIZES))
-    n = data.draw(st.integers(3, 8), label="n")
-    names = [f"o{k + 1}" for k in range(n)]
-    m = data.draw(st.integers(n - 1, n * (n - 1) // 2 - 1), label="m")
-    facts = setting_facts(data.draw(rasters(n, d)), names, described_pairs(n, m), setting)
+    # the paper's settings up to n = 6: at n = 7 some o2_d2 stories take the checker (the reference) half a minute
+    n = data.draw(st.integers(3, 8 if setting in HARD_SETTINGS else 6), label="n")
+    if setting in HARD_SETTINGS:
+        names = [f"o{k + 1}" for k in range(n)]
+        pairs = described_pairs(n, data.draw(st.integers(n - 1, n * (n - 1) // 2 - 1), label="m"))
+        facts = hard_story_facts(raster_facts(data.draw(rasters(n, d)), names), pairs, n)[setting]
+    else:
+        facts, names, _ = story(data, n, d, setting)
     query = tuple(data.draw(st.permutations(names))[:2])
     assert_nested(facts, names, query, d)
 
