@@ -29,7 +29,7 @@ def assert_nested(facts, names, query, d):
 
 
 @pytest.mark.parametrize("setting", SETTINGS + HARD_SETTINGS)
-@checks(250)
+@checks(150)
 @given(data=st.data())
 def test_every_reasoner_holds_the_exact_answer_and_the_next_ones_on_stories(setting, data):
     d = data.draw(st.sampled_from(GRID_SIZES))
