@@ -197,6 +197,8 @@ def declared_order(order: Sequence[str]):
     return lambda name: (order.index(name) if name in order else len(order), name)
 
 
+# why a hard configuration has no question in a room (docs/semantics.md section 22)
+SKIPPED_HARD = "fewer than n prominent objects, or no pair whose answer only search gives"
 LEVELS = tuple(map(str, range(len(REASONERS))))  # the difficulty ladder's, as manifest.json's keys
 IMAGE_ORDER = tuple(IMAGE_OF_STORY.values())  # the plan, the door view, the observer's first-person view
 
@@ -254,7 +256,8 @@ def statistics_section(stats_by_config: Mapping[str, Stats]) -> str:
         asked = settings[RCC8_SETTING].asked if RCC8_SETTING in settings else None
         head = (f"### {config}\n\n"
                 f"- rows: {stats.rows}{images_note(stats)}; rooms with items: {stats.rooms}; "
-                f"rooms skipped (fewer than n prominent objects): {stats.skipped_rooms}\n"
+                f"rooms skipped ({SKIPPED_HARD if parse(config)[1].hard else 'fewer than n prominent objects'}): "
+                f"{stats.skipped_rooms}\n"
                 f"- room types: {types}\n")
         if stats.maps is not None:  # a configuration of maps asks no YN or FR question
             parts.append(f"{head}\n{map_table(stats)}\n")
@@ -455,8 +458,10 @@ def audit_section(files: Mapping[str, Mapping[str, Sequence[Path]]], rooms: int,
     except BlindUnavailable as reason:
         return f"Not measured for this build: {reason}."
     fitted = "the train split" if train else "each half of the rooms, scored on the other half"
+    hard = (" The hard configurations (`*_hard`) are drawn so too, and ask only what the checker's search "
+            "alone answers: rank the strongest models there." if any(parse(config)[1].hard for config in files) else "")
     family = ("Compare models on the balanced configurations (`*_balanced`): their questions were drawn "
-              "so that a question without its story or image says little of its answer."
+              "so that a question without its story or image says little of its answer." + hard
               if any(parse(config)[1].balanced for config in files)
               else "This build has no balanced configurations (`--balanced`): read scores beside the blind "
                    "accuracies below.")
