@@ -415,7 +415,10 @@ def add_score(commands) -> None:
                        help="the system's name in the report, once per --predictions in the same order "
                             "(default: the model its file records, else the file's name without its extension)")
     score.add_argument("--baseline", action="append", default=[], choices=BASELINES,
-                       help="score a baseline; repeatable")
+                       help="score a baseline; repeatable. majority: the more frequent YN answer and the one relation "
+                            "most often consistent (not the report's 'best constant answer set (in hindsight)' row); "
+                            "regions answers map questions only and direct plan questions only: the YN and FR tables "
+                            "leave them out, saying so")
     score.add_argument("--config", help=ANY_CONFIGS)
     score.add_argument("--pool", action="store_true",
                        help="report the chosen configurations as one pool (default: each on its own)")
@@ -484,9 +487,12 @@ def cmd_audit(args: argparse.Namespace) -> None:
     from pipeline.dataset.audit import audit_table, map_audit_table, over_limits
     from pipeline.evaluate.audit import audit_source
 
-    cells, map_cells, fitted_on = audit_source(args.source, args.config, args.split, args.seed)
+    cells, map_cells, fitted_on, notes = audit_source(args.source, args.config, args.split, args.seed)
     print(f"blind baselines fitted on {fitted_on}; accuracies in percent\n")
-    print(audit_table(cells))
+    if cells or not notes:
+        print(audit_table(cells))
+    for note in notes:
+        print(f"\n{note}" if cells else note)
     if map_cells:
         print("\nmaps: the blind map (each object in its type's most frequent cell) and uniformly drawn cells, "
               "judged by the stories' facts; no limit applies\n")

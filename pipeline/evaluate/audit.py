@@ -62,13 +62,27 @@ def fitting_rows(rows: BenchmarkRows) -> tuple[BenchmarkRows | None, str]:
 
 
 def audit_source(source: str, configs: str | None, split: str = DATASET_SPLIT,
-                 seed: int = 0) -> tuple[list[Cell], list[MapCell], str]:
+                 seed: int = 0) -> tuple[list[Cell], list[MapCell], str, list[str]]:
     """The audit of `split` of a build, a Hub snapshot or OWNER/NAME: its YN and FR cells, its map
-    cells, and what they were fitted on."""
+    cells, what they were fitted on, and a line for each chosen configuration no blind baseline answers."""
     rows = open_rows(source, split)
     fitting, fitted_on = fitting_rows(rows)
     chosen = rows.choose(configs)
-    return audit(rows, chosen, fitting, seed), map_audit(rows, chosen, fitting, seed), fitted_on
+    return audit(rows, chosen, fitting, seed), map_audit(rows, chosen, fitting, seed), fitted_on, unaudited(chosen)
+
+
+def unaudited(configs: Sequence[str]) -> list[str]:
+    """Why a configuration has no line in the audit's tables: its questions are plans, which have no blind
+    baseline (`score --baseline direct` is theirs)."""
+    said = []
+    for config in configs:
+        asked = set(kind_of(config).questions)
+        if asked & {"YN", "FR"}:
+            continue
+        if PLAN_QUESTION in asked:
+            said.append(f"{config} asks plans, which have no blind baseline (no answer to guess from the question "
+                        "alone): `roomspace score --baseline direct` (the object taken at once) is theirs")
+    return said  # a map configuration's blind map has its own table
 
 
 def blind_correct(rows: BenchmarkRows, configs: Sequence[str], seed: int = 0) -> dict[str, tuple[bool, bool]]:

@@ -3,8 +3,9 @@ parser and scorer as a model's.
 
 - random: YN a fair coin, FR one of the nine options; seeded per item, so independent of order.
 - always-yes: YN Yes; FR every option (Yes to every relation).
-- majority: YN the more frequent answer, FR the relation most often consistent, both counted
-  over the rows of the configuration being scored (FR per calculus: rows whose options name codes
+- majority: YN the more frequent answer, FR the one relation most often consistent, both counted
+  over the rows of the configuration being scored (not `score`'s "best constant" reference, the
+  answer set most often the whole answer, chosen in hindsight: it may name several relations) (FR per calculus: rows whose options name codes
   of their own, `option_codes`, answer with the one of their codes most often consistent).
 - checker: the rows' own answers (the answer set); scores 100% by construction.
 - r0, r1, r2: the difficulty ladder's bounded reasoners (pipeline.spatial.ladder: the asked objects'
@@ -39,6 +40,7 @@ from pipeline.text.targets import map_lines
 
 REASONERS = {f"r{k}": k for k in range(len(BOUNDED))}  # r0, r1, r2: the bounded reasoner R_k
 BASELINES = ("random", "always-yes", "majority", "checker", "regions", "direct", *REASONERS)
+ONE_TYPE = {"regions": MAP_QUESTION, "direct": PLAN_QUESTION}  # baselines of one question type: no answer to others
 
 
 def baseline_predictions(name: str, rows: Sequence, seed: int = 0) -> dict[str, str | None]:
@@ -50,7 +52,7 @@ def baseline_predictions(name: str, rows: Sequence, seed: int = 0) -> dict[str, 
     drawn = {r.id: map_baseline(name, r, seed) for r in maps}
     planned = {r.id: baseline_plan(name, r, seed) for r in rows if r.question_type == PLAN_QUESTION}
     others = [r for r in rows if r.question_type not in (MAP_QUESTION, PLAN_QUESTION)]
-    only = name in ("regions", "direct")  # baselines of one question type: no answer to the others
+    only = name in ONE_TYPE
     return {**drawn, **planned, **({r.id: None for r in others} if only else _answers(name, others, seed))}
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.evaluate.score import Outcomes, ScoreRow
+from pipeline.evaluate.score import NO_ANSWER, Outcomes, ScoreRow
 from pipeline.evaluate.stats import PairedGap, paired_gap
 from pipeline.seeding import derive_seed
 from pipeline.text.kinds import KINDS, Comparison, parse
@@ -105,7 +105,10 @@ def paired_gaps(rows: Sequence[ScoreRow], configs: Sequence[str], systems: dict[
             if not chosen:
                 continue
             rooms = np.array([pair[0] for pair in chosen])
+            asked = [k for pair in chosen for k in (*pair[2], *pair[3])]
             for system, outcomes in systems.items():
+                if (outcomes.status[asked] == NO_ANSWER).all() and not outcomes.correct[asked].any():
+                    continue  # no answer to this question type (the regions and direct baselines): no gap to show
                 score = outcomes.correct.mean(axis=1)  # per item, the mean over rounds
                 first = np.array([score[pair[2]].mean() for pair in chosen])
                 second = np.array([score[pair[3]].mean() for pair in chosen])

@@ -1,5 +1,5 @@
 """The `score` command's report: what produced each system, then per configuration every system beside
-chance and majority, the answers' lengths, its breakdowns, then the paired gaps; as Markdown and as JSON."""
+chance and the best constant answer set, the answers' lengths, its breakdowns, then the paired gaps; as Markdown and as JSON."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from pipeline.dataset.manifest import DATASET_SPLIT
+from pipeline.evaluate.baselines import ONE_TYPE
 from pipeline.evaluate.gaps import Gap, paired_gaps
 from pipeline.evaluate.kind_reports import kind_markdown, kind_reports
 from pipeline.evaluate.predictions import RunHeader
@@ -19,6 +20,14 @@ from pipeline.files import write_json
 from pipeline.text.prompts import CENTRES_SETTING, IMAGE_ONLY_SETTING, RCC8_SETTING
 
 CURVES = ("n", "m", "hops", "answer_set_size")  # plotted against, per setting
+# The reference row of the best constant answer in hindsight (Reference.yn_best_constant, fr_best_constant), named
+# so as not to be read as the `majority` baseline, which answers the one relation most often consistent.
+BEST_CONSTANT = "best constant answer set (in hindsight)"
+REFERENCE_NOTE = ("Reference rows: chance is a uniform guess's expected score; the best constant answer set is the one "
+                  "answer (YN: Yes or No; FR: a set of relations) right most often on these very items, chosen after "
+                  "seeing them, so no system that answers without the story can be sure to reach it; the `majority` "
+                  "baseline, where scored, is a system: the more frequent YN answer and the one relation most often "
+                  "consistent, counted over the configuration; blind is `roomspace audit`'s better prior-only baseline.")
 MAP_BREAKDOWNS = ("setting", "view", "n", "m", "d")  # a map's hops and answer-set size are its FR item's
 # a plan's setting (pick up, take out), modality (text, image), steps (its answer-set size) and depth (its hops)
 PLAN_BREAKDOWNS = {"setting": "setting", "modality": "modality", "answer_set_size": "steps", "hops": "depth"}
@@ -26,7 +35,7 @@ PLAN_BREAKDOWNS = {"setting": "setting", "modality": "modality", "answer_set_siz
 
 @dataclass(frozen=True)
 class Slice:
-    """One set of items: every system's metrics on it and what chance and majority get there."""
+    """One set of items: every system's metrics on it and what chance and the best constant get there."""
 
     reference: Reference
     systems: dict[str, Metrics]
@@ -124,16 +133,16 @@ def _table(header: list[str], lines: list[list[str]]) -> str:
                      + ["| " + " | ".join(line) + " |" for line in lines])
 
 
-def _overall(part: Slice) -> str:
+def _overall(part: Slice, shown: set[str] | None = None) -> str:
     header = ["system", "items", "no answer", "unparseable", "truncated", "YN acc [95% CI]", "FR exact [95% CI]",
               "FR F1 (items)", "FR F1 (macro, 9 labels)", "FR Jaccard", "FR single", "single consistent"]
     lines = [[name, str(m.items), _count(m.no_answer), _count(m.unparseable), _count(m.truncated),
               _rate(m.yn_accuracy), _rate(m.fr_exact), _percent(m.fr_f1_items), _percent(m.fr_f1_macro),
               _percent(m.fr_jaccard), _count(m.fr_single), _percent(m.fr_single_consistent)]
-             for name, m in part.systems.items()]
+             for name, m in part.systems.items() if shown is None or name in shown]
     ref = part.reference
     lines.append(["chance (expected)", "", "", "", "", _percent(ref.yn_chance), _percent(ref.fr_chance), "", "", "", "", ""])
-    lines.append(["majority (best constant)", "", "", "", "", _percent(ref.yn_majority), _percent(ref.fr_majority),
+    lines.append([BEST_CONSTANT, "", "", "", "", _percent(ref.yn_best_constant), _percent(ref.fr_best_constant),
                   "", "", "", "", ""])
     lines.append(["blind (no story or image: roomspace audit)", "", "", "", "", _percent(ref.yn_blind),
                   _percent(ref.fr_blind), "", "", "", "", ""])
@@ -173,22 +182,24 @@ def _map_breakdown(key: str, values: dict) -> str | None:
     return _table(["system", key, "maps", "consistent [95% CI]", "facts held"], lines) if lines else None
 
 
-def _above(value: Rate | None, majority: float | None) -> str:
-    return "-" if value is None or majority is None else f"{100 * (value.value - majority):+.1f}"
+def _above(value: Rate | None, level: float | None) -> str:
+    return "-" if value is None or level is None else f"{100 * (value.value - level):+.1f}"
 
 
-def _breakdown(key: str, values: dict) -> str:
-    header = ["system", key, "YN acc [95% CI]", "YN chance", "YN majority", "YN above majority", "YN blind",
-              "YN above blind", "FR exact [95% CI]", "FR chance", "FR majority", "FR above majority", "FR blind",
-              "FR above blind"]
+def _breakdown(key: str, values: dict, shown: set[str] | None = None) -> str:
+    header = ["system", key, "YN acc [95% CI]", "YN chance", "YN best constant", "YN above best constant", "YN blind",
+              "YN above blind", "FR exact [95% CI]", "FR chance", "FR best constant", "FR above best constant",
+              "FR blind", "FR above blind"]
     lines = []
     for value, part in values.items():
         ref = part.reference
         for name, m in part.systems.items():
-            lines.append([name, str(value), _rate(m.yn_accuracy), _percent(ref.yn_chance), _percent(ref.yn_majority),
-                          _above(m.yn_accuracy, ref.yn_majority), _percent(ref.yn_blind),
+            if shown is not None and name not in shown:
+                continue
+            lines.append([name, str(value), _rate(m.yn_accuracy), _percent(ref.yn_chance), _percent(ref.yn_best_constant),
+                          _above(m.yn_accuracy, ref.yn_best_constant), _percent(ref.yn_blind),
                           _above(m.yn_accuracy, ref.yn_blind), _rate(m.fr_exact), _percent(ref.fr_chance),
-                          _percent(ref.fr_majority), _above(m.fr_exact, ref.fr_majority), _percent(ref.fr_blind),
+                          _percent(ref.fr_best_constant), _above(m.fr_exact, ref.fr_best_constant), _percent(ref.fr_blind),
                           _above(m.fr_exact, ref.fr_blind)])
     return _table(header, lines)
 
@@ -240,26 +251,39 @@ def _gaps(gaps: list[Gap]) -> str:
                    "difference [95% CI]"], lines)
 
 
+def _answering(evaluation: Evaluation, part: Slice) -> tuple[set[str], list[str]]:
+    """(the systems the YN and FR tables show, the baselines of one question type they leave out): `regions`
+    and `direct` (baselines.ONE_TYPE) have no answer to a YN or FR question, never a column of "no answer"."""
+    left = [name for name in part.systems if name in ONE_TYPE and name not in evaluation.runs]
+    return {name for name in part.systems if name not in left}, left
+
+
 def markdown(evaluation: Evaluation) -> str:
     """Per configuration: the overall table, repeats, every breakdown; then the paired gaps. Rates in %."""
     parts = [f"# Scores on {evaluation.location} (rates in %, 95% intervals in brackets)"]
     if evaluation.sample is not None:
-        parts.append(f"On the sample {evaluation.sample.describe()} (pipeline/evaluate/sample.py): chance, majority, "
+        parts.append(f"On the sample {evaluation.sample.describe()} (pipeline/evaluate/sample.py): chance, best constant, "
                      "the baselines and every interval are over its items.")
     if evaluation.answered_only:
         parts.append("On the questions the predictions files without a header answer (they name no sample; "
-                     "`--limit N --seed S` names one): chance, majority, the baselines and every interval are over "
+                     "`--limit N --seed S` names one): chance, best constant, the baselines and every interval are over "
                      "them.")
     runs = _runs(evaluation)
     if runs:
         parts += ["## Systems (as their predictions files record them)", runs]
+    parts.append(REFERENCE_NOTE)
     for group in evaluation.groups:
         parts.append(f"## {group.name} ({group.items} items)")
         if group.configs != (group.name,):
             parts.append("Pooled configurations: " + ", ".join(group.configs) + ".")
         asked = any(m.yn_items or m.fr_items for m in group.overall.systems.values())
+        shown, left = _answering(evaluation, group.overall)
         if asked:  # YN and FR questions (not a configuration of map questions alone)
-            parts.append(_overall(group.overall))
+            parts.append(_overall(group.overall, shown))
+            if left:
+                parts.append(f"{' and '.join(left)} answer{'s' if len(left) == 1 else ''} no YN or FR question "
+                             "(`regions` draws maps only, `direct` answers plans only): left out of the YN and FR "
+                             "tables, scored in the maps and plans tables.")
         maps = _maps(group.overall)
         if maps:
             parts += ["### Maps (consistent: every stated fact holds on the map; facts held: the mean share that "
@@ -276,7 +300,7 @@ def markdown(evaluation: Evaluation) -> str:
             parts += ["### Answer lengths (completion tokens per answer, as the endpoint counted them)", lengths]
         for key, values in group.by.items():
             if asked:
-                parts += [f"### {group.name} by {key}", _breakdown(key, values)]
+                parts += [f"### {group.name} by {key}", _breakdown(key, values, shown)]
             mapped = _map_breakdown(key, values) if key in MAP_BREAKDOWNS else None
             if mapped:
                 parts += [f"### {group.name} maps by {key}", mapped]

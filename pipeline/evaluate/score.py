@@ -12,7 +12,8 @@ SpaRP's `exact_match`); FR F1 (items), the mean per-item F1 (scikit-learn's "sam
 FR F1 (macro), the F1 of each of the nine relation labels over the FR items, averaged (SpaRP's
 published F1); FR Jaccard. Every rate carries a 95 % interval (pipeline.evaluate.stats), and every
 group its own reference points: chance (the expected score of a uniform guess among the options)
-and majority (the best single constant answer for that group, in hindsight).
+and the best constant answer set (the single constant answer best for that group, in hindsight; not
+the `majority` baseline, which names the one relation most often consistent).
 
 Rows that name their options' codes (the composition and shapes kinds', `option_codes`) are parsed
 by those names (pipeline.evaluate.answers.parse_named), so an FR answer may be a set of RCC-8
@@ -26,7 +27,7 @@ rounds (self-consistency) is scored too. Where the endpoint counted each answer'
 
 A predictions file's header (pipeline.evaluate.predictions) names its system by the model that
 answered and says which sample it asked: when every predictions file records a sample (`run-model
---limit`), the items scored are those they hold answers for, so chance, majority, the baselines and
+--limit`), the items scored are those they hold answers for, so chance, best constant, the baselines and
 every interval are over the sample; `--limit N --seed S` scores that sample whatever the files
 say. A file without a header (an inspect export, a hand-made file) names no questions: without
 `--limit` it is scored on the items it answers, never on every item with the rest as no answer,
@@ -337,21 +338,24 @@ def read_predictions(path: Path, index: dict[str, int], rows: list[ScoreRow], kn
     return read_predictions_file(path, index, rows, known).outcomes
 
 
-def read_predictions_file(path: Path, index: dict[str, int], rows: list[ScoreRow], known: set[str]) -> PredictionsRead:
+def read_predictions_file(path: Path, index: dict[str, int], rows: list[ScoreRow], known: set[str],
+                          split: str | None = None) -> PredictionsRead:
     """A predictions file scored against `rows` (index: id -> position). Lines are JSON objects
     {"id", "prediction"[, "sample", "truncated", "tokens"]}, "\\n"-separated, after an optional header
     line (pipeline.evaluate.predictions); a null prediction is a failed request (no answer). Ids of
     other configurations of the benchmark (`known`) are skipped; an id it does not have, a repeated
-    (id, sample) or a malformed line is an error naming the line, but for a last line cut short."""
+    (id, sample) or a malformed line is an error naming the line, but for a last line cut short; an
+    id it does not have names `split` (the split scored) and --split, with the header's split where it differs."""
     try:
-        return _read_predictions(path, index, rows, known)
+        return _read_predictions(path, index, rows, known, split)
     except FileNotFoundError:
         raise RoomspaceError(f"predictions file {path} does not exist") from None
     except UnicodeDecodeError:
         raise RoomspaceError(f"predictions file {path} is not UTF-8 text") from None
 
 
-def _read_predictions(path: Path, index: dict[str, int], rows: list[ScoreRow], known: set[str]) -> PredictionsRead:
+def _read_predictions(path: Path, index: dict[str, int], rows: list[ScoreRow], known: set[str],
+                      split: str | None = None) -> PredictionsRead:
     read = PredictionsRead(path, read_header(path), Outcomes.empty(len(rows)), np.zeros(len(rows), bool))
     seen: set[tuple[str, int]] = set()
     # Read line by line (a file of long answers need not fit in memory twice); newline="\n" splits on
@@ -364,7 +368,7 @@ def _read_predictions(path: Path, index: dict[str, int], rows: list[ScoreRow], k
             if not line.endswith("\n") and not _whole(line):
                 read.cut = True  # the last line of an interrupted run, cut mid-write
                 break
-            _record_line(read, seen, f"{path}:{number}", line, index, rows, known)
+            _record_line(read, seen, f"{path}:{number}", line, index, rows, known, split)
     read.ids = len({item for item, _ in seen})
     return read
 
@@ -377,8 +381,18 @@ def _whole(line: str) -> bool:
     return True
 
 
+def _other_split(header: RunHeader | None, split: str | None) -> str:
+    """What to add to "not an item of this benchmark" where the file may answer another split (--split)."""
+    if split is None:
+        return ""
+    if header is not None and header.split != split:
+        return (f"'s {split} split: the file's header says it answers the {header.split} split; "
+                f"score it with --split {header.split}")
+    return f"'s {split} split (if the file answers another split, name it with --split)"
+
+
 def _record_line(read: PredictionsRead, seen: set, where: str, line: str, index: dict[str, int],
-                 rows: list[ScoreRow], known: set[str]) -> None:
+                 rows: list[ScoreRow], known: set[str], split: str | None = None) -> None:
     """One predictions line into `read`; `seen` holds the (id, sample) pairs read so far."""
     if not line.strip():
         return
@@ -400,7 +414,7 @@ def _record_line(read: PredictionsRead, seen: set, where: str, line: str, index:
     if tokens is not None and (type(tokens) is not int or tokens < 0):
         raise RoomspaceError(f"{where}: tokens must be a whole number >= 0, got {tokens!r}")
     if item_id not in known:
-        raise RoomspaceError(f"{where}: id {item_id} is not an item of this benchmark")
+        raise RoomspaceError(f"{where}: id {item_id} is not an item of this benchmark{_other_split(read.header, split)}")
     if (item_id, sample) in seen:
         raise RoomspaceError(f"{where}: a second prediction for {item_id}" + (f", sample {sample}" if sample else ""))
     seen.add((item_id, sample))
@@ -483,9 +497,9 @@ class Reference:
     """What no reading of the story is needed for, on the same items."""
 
     yn_chance: float | None  # a fair coin
-    yn_majority: float | None  # the more frequent answer of these items
+    yn_best_constant: float | None  # the more frequent answer of these items
     fr_chance: float | None  # one of the nine options at random
-    fr_majority: float | None  # the best constant answer: the answer set most often the whole answer here
+    fr_best_constant: float | None  # the best constant answer: the answer set most often the whole answer here
     yn_blind: float | None = None  # the better of the audit's blind baselines (pipeline.evaluate.audit)
     fr_blind: float | None = None
 
@@ -585,10 +599,10 @@ class Scorer:
 
         return Reference(
             yn_chance=0.5 if yn.size else None,
-            yn_majority=max(yes_share, 1 - yes_share) if yn.size else None,
+            yn_best_constant=max(yes_share, 1 - yes_share) if yn.size else None,
             fr_chance=sum(1 / len(self.rows[k].options) for k in one) / fr.size if fr.size else None,
             # every constant answer counts, "all nine" too: a constant is right where it is the whole answer set
-            fr_majority=max(Counter(self.truth[fr].tolist()).values(), default=0) / fr.size if fr.size else None,
+            fr_best_constant=max(Counter(self.truth[fr].tolist()).values(), default=0) / fr.size if fr.size else None,
             yn_blind=blind(yn), fr_blind=blind(fr),
         )
 
@@ -687,7 +701,8 @@ def load_systems(rows: BenchmarkRows, score_rows: list[ScoreRow], prediction_fil
     # Every id of the benchmark: those being scored are in hand, only the other configurations' are read.
     configs = tuple(dict.fromkeys(row.config for row in score_rows))
     known = set(index) | rows.ids([c for c in rows.configs if c not in configs]) if prediction_files else set()
-    read = {name: read_predictions_file(path, index, score_rows, known) for name, path in prediction_files.items()}
+    read = {name: read_predictions_file(path, index, score_rows, known, rows.split)
+            for name, path in prediction_files.items()}
     warnings = [warning for file in read.values() for warning in _mismatches(rows, configs, file)]
     headed = {name: file for name, file in read.items() if file.header is not None}
     kept, sample, said = _scored_items(rows, configs, score_rows, headed, sample)

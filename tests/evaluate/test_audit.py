@@ -89,7 +89,8 @@ def built(scenes, tmp_path_factory):
 
 
 def test_the_paper_configuration_shows_its_rcc8_shortcut_and_fails_the_limits(built, capsys):
-    cells, map_cells, fitted_on = audit_source(str(built), None)
+    cells, map_cells, fitted_on, notes = audit_source(str(built), None)
+    assert notes == []  # YN and FR questions: every configuration has its lines
     assert map_cells == []  # no map configuration
     assert fitted_on.startswith("each half")
     by = {(c.setting, c.question_type): c for c in cells}

@@ -176,8 +176,8 @@ def test_baselines_are_deterministic_below_the_checker_and_beside_chance(built):
             m = group.overall.systems[name]
             assert m.unparseable == 0 and (m.fr_exact is None or m.fr_exact.value < 1.0)
         majority, reference = group.overall.systems["majority"], group.overall.reference
-        assert majority.yn_accuracy.value <= reference.yn_majority + 1e-9
-        assert reference.yn_chance == 0.5 and 0 <= reference.fr_chance <= reference.fr_majority
+        assert majority.yn_accuracy.value <= reference.yn_best_constant + 1e-9
+        assert reference.yn_chance == 0.5 and 0 <= reference.fr_chance <= reference.fr_best_constant
 
 
 def test_macro_f1_is_the_mean_over_the_nine_labels(built, rows):
@@ -412,3 +412,51 @@ def test_each_bounded_reasoner_answers_exactly_the_questions_at_or_below_its_lev
                         for r in yn)
             assert m.yn_accuracy.value * len(yn) == pytest.approx(right)
         assert set(group.by["level"]) <= {0, 1, 2, 3, None}
+
+
+def test_predictions_of_another_split_name_split_and_the_headers_split(built, rows, tmp_path):
+    source = open_rows(built)
+    header = RunHeader("model", "http://127.0.0.1:1/v1/chat/completions", 0.0, None, 1, "self-contained",
+                       templates_sha256(), str(built), "validation", ("n3_m2_d81",), source.manifest_sha256,
+                       source.data_sha256(["n3_m2_d81"]), None)
+    other = write_lines(tmp_path / "validation.jsonl", [header.line(), {"id": "s0-valid-only", "prediction": "Yes"}])
+    with pytest.raises(RoomspaceError, match="header says it answers the validation split; score it with --split "
+                                             "validation"):
+        evaluate(str(built), "n3_m2_d81", [other], [])
+    bare = write_lines(tmp_path / "bare.jsonl", [{"id": "s0-valid-only", "prediction": "Yes"}])
+    with pytest.raises(RoomspaceError, match=r"test split \(if the file answers another split, name it with --split"):
+        evaluate(str(built), "n3_m2_d81", [bare], [])
+
+
+def test_the_best_constant_row_is_not_named_majority_and_one_type_baselines_leave_yn_fr_tables(built):
+    report = markdown(evaluate(str(built), "n3_m2_d81", [], ["majority", "regions", "direct"]))
+    assert "| best constant answer set (in hindsight) |" in report and "majority (best constant)" not in report
+    assert "YN best constant" in report and "YN majority |" not in report
+    assert "| majority |" in report  # the baseline keeps its name: a system, not the reference
+    assert "| regions |" not in report and "| direct |" not in report  # no "no answer" column of every question
+    assert "regions and direct answer no YN or FR question" in report
+
+
+def test_audit_says_why_plans_have_no_lines():
+    from pipeline.evaluate.audit import unaudited
+
+    (plans,) = unaudited(["n5_m4_d144", "object_tasks_n5_m4_d144", "map_n5_m4_d144"])  # maps: the blind map's table
+    assert "object_tasks_n5_m4_d144 asks plans, which have no blind baseline" in plans
+    assert "score --baseline direct" in plans
+
+
+def test_the_readme_promises_each_stratum_its_share_not_each_configuration(built):
+    from collections import Counter
+
+    from pipeline.evaluate.sample import STRATUM, Sample, sample_ids
+
+    source = open_rows(built)
+    configs = ["n3_m2_d81", "twin_n3_m2_d81"]
+    strata = {tuple(r.get(name) for name in STRATUM) for r in source.rows(configs, ["id", *STRATUM])}
+    limit = len(strata) // 2 + 1  # fewer questions than strata: which strata get one is seeded
+    chosen = set(sample_ids(source, configs, Sample(limit, 0)))
+    counts = Counter(r["config"] for r in source.rows(configs, ["id", "config"]) if r["id"] in chosen)
+    assert sum(counts.values()) == limit
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    assert "each stratum (one\n  configuration, setting, view, question type and modality together) within one" in readme
+    assert "every configuration,\n  setting, view, question type and modality in proportion (each within one" not in readme
