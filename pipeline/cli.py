@@ -213,7 +213,8 @@ def add_executor_options(parser: argparse.ArgumentParser) -> None:
 
 def add_validate(commands) -> None:
     validate = commands.add_parser("validate", help="re-check a built folder: checksums, listing, card, rows "
-                                                    "re-derived from their scenes, nesting")
+                                                    "re-derived from their scenes (each scene file's checksum "
+                                                    "checked), smaller builds beside it nested or not")
     validate.add_argument("out", type=Path, help="a folder written by `roomspace build`")
     validate.add_argument("--scenes", type=Path, default=Path("scenes"),
                           help="scene folder, only read (default: scenes); missing scenes are sampled into a "
@@ -231,9 +232,11 @@ def cmd_validate(args: argparse.Namespace) -> None:
 
     report = validate(args.out, scenes=args.scenes, sample=args.sample, seed=args.seed, progress=not args.quiet)
     nested = ", ".join(report.nested) or "none"
+    others = (f"; not nested, other datasets beside it (smaller builds of its seed whose rows differ from its first "
+              f"rooms; they do not make it invalid): {', '.join(report.not_nested)}" if report.not_nested else "")
     print(f"{args.out}: valid: {report.shards} shards ({report.files} files), {report.rows} rows; "
           f"{report.rederived} of {report.rooms} rooms re-derived from their scenes, equal field by field; "
-          f"smaller builds nested in it: {nested}")
+          f"smaller builds nested in it: {nested}{others}")
 
 
 def add_push(commands) -> None:

@@ -10,8 +10,10 @@ room those of its shard, and the card's configurations and row counts.
 Checksums cannot catch an edit whose checksums were recomputed, so `validate` then re-derives
 rows: it recomputes every room's rows (or a seeded sample of rooms) from its scene file with the
 build's own `room_job` and compares them with the shards' rows field by field, then checks the
-nesting of smaller builds of the same seed beside the folder. It writes nothing: a scene missing
-from the scene folder is sampled into a temporary folder.
+nesting of smaller builds of the same seed beside the folder: one whose rows are our first rooms'
+is reported nested, one whose rows differ (built from other scene files, say) is reported as not
+nested, another dataset: a neighbour says nothing about this build's validity. It writes nothing:
+a scene missing from the scene folder is sampled into a temporary folder.
 """
 
 from __future__ import annotations
@@ -58,6 +60,9 @@ class ValidationReport:
     rooms: int = 0  # rooms in the build, of every split
     rederived: int = 0  # rooms whose rows were recomputed from their scenes and found equal
     nested: list[str] = field(default_factory=list)  # smaller builds found to be exact prefixes
+    # smaller builds of the same seed sharing a configuration whose rows are not our first rooms', each with
+    # the first configuration and room that differ: other datasets beside it, not a fault of this one
+    not_nested: list[str] = field(default_factory=list)
 
 
 def check_build(out: Path, manifest: dict) -> ValidationReport:
@@ -320,8 +325,11 @@ def _shorten(mine: str, theirs: str) -> tuple[str, str]:
 
 
 def check_nesting(out: Path, manifest: dict, report: ValidationReport) -> None:
-    """Every smaller complete build of the same seed beside `out` must equal our first rooms, row for row,
-    in the configurations both have; one that has none of ours is another dataset, not nested."""
+    """Sort the smaller complete builds of the same seed beside `out` that share a configuration with it:
+    nested where they equal our first rooms, row for row, in every configuration both have, else not
+    nested, with the first configuration and room that differ. Neither makes `out` invalid: a folder
+    beside it may be built from other scene files or by another version, another dataset; one that has
+    none of our configurations is not looked at."""
     identity = manifest["identity"]
     for other in sorted(p for p in out.parent.iterdir() if p != out and (p / MANIFEST).exists()):
         smaller = read_manifest(other, complete=False)
@@ -333,9 +341,26 @@ def check_nesting(out: Path, manifest: dict, report: ValidationReport) -> None:
         for config in shared:
             mine = config_table(out, manifest, config)
             prefix = mine.filter(pc.less(mine["room_index"], theirs["rooms"]))
-            if not prefix.equals(config_table(other, smaller, config)):
-                raise RoomspaceError(f"{other} ({config}) is not the first {theirs['rooms']} rooms of {out}")
-        report.nested.append(other.name)
+            room = first_unequal_room(prefix, config_table(other, smaller, config))
+            if room is not None:
+                report.not_nested.append(f"{other.name} ({config} from room {room})")
+                break
+        else:
+            report.nested.append(other.name)
+
+
+def first_unequal_room(mine: pa.Table, theirs: pa.Table) -> str | None:
+    """The room of the first row where two tables of the same rooms differ, None where they are equal."""
+    if mine.equals(theirs):
+        return None
+    if mine.schema != theirs.schema:
+        return f"{mine['room_id'][0].as_py()} (other columns)"
+    for start in range(0, min(mine.num_rows, theirs.num_rows)):
+        if not mine.slice(start, 1).equals(theirs.slice(start, 1)):
+            return mine["room_id"][start].as_py()
+    shorter = mine if mine.num_rows < theirs.num_rows else theirs
+    longer = theirs if shorter is mine else mine
+    return longer["room_id"][shorter.num_rows].as_py()
 
 
 def config_table(out: Path, manifest: dict, config: str) -> pa.Table:

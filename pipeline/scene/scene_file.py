@@ -1,10 +1,17 @@
-"""One scene file: canonical JSON of {"record": Scene, "house": ProcTHOR house JSON}, checked both ways.
+"""One scene file: canonical JSON of {"record": Scene, "house": ProcTHOR house JSON, "sha256": its checksum},
+checked both ways.
 
 A scene file `OUT/{room_id}.json` is canonical JSON (sorted keys, floats rounded to
 `FLOAT_DIGITS` decimals, no NaN, one trailing newline), written atomically (temporary file in
 the same folder, then `os.replace`) and validated against `SCENE_FILE_SCHEMA` on the way out and
 on the way in. That schema is derived from the record's declaration (pipeline.scene.records), so
 it travels with the code: schemas/scene.schema.json is a generated copy for readers.
+
+"sha256" is the sha256 of the canonical text of the file's record and house (the file without
+it): every command that reads a scene (scenes, build, validate, render) recomputes it, so a file
+edited by hand since it was sampled, still valid JSON and a valid scene, is refused in one line
+naming it and the `roomspace scenes` command that samples it again. Files written before the
+checksum existed have none; they are read as before, unchecked, and build the same rows.
 """
 
 from __future__ import annotations
@@ -40,6 +47,12 @@ SCENE_FILE_SCHEMA = {
     "required": ["record", "house"],
     "additionalProperties": False,
     "properties": {
+        "sha256": {
+            "description": "sha256 (hex) of the canonical JSON text of {record, house}, the file without this key: "
+                           "written with the file and checked by every reader; absent from files sampled before "
+                           "roomspace wrote it, which are read unchecked.",
+            "type": "string", "pattern": "^[0-9a-f]{64}$",
+        },
         "record": json_schema_of(Scene),
         "house": {
             "description": "ProcTHOR's house JSON (floats rounded), loadable by AI2-THOR's CreateHouse.",
@@ -85,7 +98,13 @@ def dumps(document: Any) -> str:
 
 
 def scene_document(house: dict, scene: Scene) -> dict:
-    return {"record": to_json(scene), "house": house}
+    document = {"record": to_json(scene), "house": house}
+    return {**document, "sha256": content_sha256(document)}
+
+
+def content_sha256(document: Mapping) -> str:
+    """The checksum a scene file carries: the sha256 of the canonical text of the document without it."""
+    return hashlib.sha256(dumps({key: value for key, value in document.items() if key != "sha256"}).encode()).hexdigest()
 
 
 @lru_cache(maxsize=1)
@@ -155,6 +174,9 @@ def _load_document(path: Path, source: str | None = None) -> tuple[Scene, dict]:
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise RoomspaceError(f"{path}: not a roomspace scene file ({problems[0]}{more}); {hint}")
+    if "sha256" in document and content_sha256(document) != document["sha256"]:
+        raise RoomspaceError(f"{path}: edited since it was sampled (its content does not match the sha256 it was "
+                             f"written with); {hint}")
     scene = from_json(Scene, document["record"])
     if path.name != f"{scene.room_id}.json":
         raise RoomspaceError(f"{path}: holds scene {scene.room_id}, not the one its name says; {hint}")

@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+import re
 from pathlib import Path
 
 import datasets
@@ -14,6 +15,7 @@ from pipeline.dataset.build import BuildPlan, build
 from pipeline.dataset.hub import push, upload_plan
 from pipeline.dataset.manifest import MANIFEST
 from pipeline.dataset.rows import FEATURES, ROW_SCHEMA, check_row, read_rows, to_row
+from pipeline.dataset.validate import validate
 from pipeline.errors import RoomspaceError
 from pipeline.scene.scene_file import load_scene, scene_path
 from pipeline.text.configs import DEFAULT_CONFIGS, Config, parse_configs
@@ -123,6 +125,47 @@ def test_a_corrupt_scene_is_named_and_nothing_is_written(scenes, tmp_path):
     with pytest.raises(RoomspaceError, match=scene_path(broken, SEED, 1).name):
         build(plan(rooms=2), broken, out, workers=1, progress=False)
     assert not list(out.glob("data/*/*.parquet"))
+
+
+def copied_scenes(scenes: Path, into: Path, rooms: int, change=lambda document: document) -> Path:
+    """Scenes 0..rooms-1 copied into `into`, each document passed through `change` and written back as JSON."""
+    into.mkdir()
+    for k in range(rooms):
+        document = change(json.loads(scene_path(scenes, SEED, k).read_text(encoding="utf-8")))
+        (into / scene_path(scenes, SEED, k).name).write_text(json.dumps(document), encoding="utf-8")
+    return into
+
+
+def test_a_scene_edited_by_hand_is_refused_by_build_and_validate(scenes, tmp_path):
+    """Issue 43: a hand-edited scene file that is still valid JSON (and a valid scene) built with no warning."""
+    edited = copied_scenes(scenes, tmp_path / "edited", 2)
+    document = json.loads(scene_path(edited, SEED, 1).read_text(encoding="utf-8"))
+    document["record"]["objects"][0]["x"] += 0.25  # a sofa moved by hand
+    scene_path(edited, SEED, 1).write_text(json.dumps(document), encoding="utf-8")
+    expected = (f"{scene_path(edited, SEED, 1)}: edited since it was sampled (its content does not match the sha256 "
+                f"it was written with); resample it with `roomspace scenes --count 2 --seed {SEED} --out {edited} "
+                "--force`")
+    with pytest.raises(RoomspaceError, match=re.escape(expected)):
+        build(plan(rooms=2), edited, tmp_path / "roomspace-test", workers=1, progress=False)
+    assert not list((tmp_path / "roomspace-test").glob("data/*/*.parquet"))
+    out = tmp_path / "clean" / "roomspace-test"
+    build(plan(rooms=2), copied_scenes(scenes, tmp_path / "clean-scenes", 2), out, workers=1, progress=False)
+    with pytest.raises(RoomspaceError, match=re.escape(expected)):
+        validate(out, scenes=edited)
+
+
+def test_scene_files_without_a_checksum_are_read_and_build_the_same_bytes(scenes, tmp_path):
+    """Scene files sampled before they carried their sha256 stay readable, unchecked, and build the same rows."""
+    def without_checksum(document):
+        assert "sha256" in document  # sampled now: every new file carries one
+        return {key: value for key, value in document.items() if key != "sha256"}
+
+    old = copied_scenes(scenes, tmp_path / "old", 2, without_checksum)
+    new = copied_scenes(scenes, tmp_path / "new", 2)
+    for folder in (old, new):
+        build(plan(rooms=2), folder, tmp_path / folder.name / "roomspace-test", workers=1, progress=False)
+    built = [files(tmp_path / name / "roomspace-test") for name in ("old", "new")]
+    assert built[0] == built[1] and any(name.endswith(".parquet") for name in built[0])
 
 
 def test_unknown_configuration_is_refused_before_building():

@@ -225,6 +225,26 @@ def test_only_smaller_builds_sharing_a_configuration_are_nested(built, scenes, t
     assert capsys.readouterr().out.strip().endswith("smaller builds nested in it: roomspace-small")
 
 
+def test_a_smaller_build_beside_it_that_is_not_its_first_rooms_is_reported_not_nested(built, scenes, tmp_path, capsys):
+    """Issue 43: `validate out/sc` failed because out/b-dask, built from other scenes, was not its first
+    rooms; a neighbour is another dataset, said so, and the build stays valid."""
+    out = copy_build(built, tmp_path)
+    for name in ("roomspace-small", "roomspace-elsewhere"):
+        build(BuildPlan.asked(name, SCENE_SEED, 2, parse_configs(BASE)), scenes, tmp_path / name, workers=1,
+              progress=False)
+    other = find_row(tmp_path / "roomspace-elsewhere", shard_path(BASE, 0), lambda row: row["room_index"] == 1)
+    rewrite_rows(tmp_path / "roomspace-elsewhere", shard_path(BASE, 0), only(other["id"], story=other["story"] + " "))
+    report = validate(out, scenes=scenes, sample=1)
+    assert report.nested == ["roomspace-small"]
+    assert report.not_nested == [f"roomspace-elsewhere ({BASE} from room {other['room_id']})"]
+    assert main(["validate", str(out), "--scenes", str(scenes), "--sample", "1", "--quiet"]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith(f"{out}: valid: ") and "\n" not in line
+    assert line.endswith("smaller builds nested in it: roomspace-small; not nested, other datasets beside it "
+                         "(smaller builds of its seed whose rows differ from its first rooms; they do not make it "
+                         f"invalid): roomspace-elsewhere ({BASE} from room {other['room_id']})")
+
+
 @pytest.mark.parametrize("tamper", [extra_unlisted_shard, checksum_mismatch], ids=lambda case: case.__name__)
 def test_push_refuses_a_tampered_folder_before_looking_for_a_token(built, tmp_path, monkeypatch, tamper):
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
