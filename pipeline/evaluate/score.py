@@ -83,9 +83,12 @@ from pipeline.text.prompts import MAP_QUESTION, PLAN_QUESTION
 
 SCORE_COLUMNS = ("id", "room_id", "config", "setting", "view", "question_type", "answer", "answer_set", "candidate",
                  "options", "n", "m", "d", "hops", "answer_set_size", "modality", "pair", "story_view", "frame_changes",
-                 "frame_angle", "naming", "option_codes", "arguments", "shape_kind", "level", "bounded")
+                 "frame_angle", "naming", "option_codes", "arguments", "shape_kind", "level", "bounded", "room_type",
+                 "tightness", "path_decides", "layout_decides")
 BREAKDOWNS = ("setting", "view", "modality", "story_view", "frame_changes", "frame_angle", "naming", "shape_kind",
-              "level", "n", "m", "d", "hops", "answer_set_size")
+              "level", "n", "m", "d", "hops", "answer_set_size", "room_type", "tightness", "path_decides",
+              "layout_decides")
+TIGHTNESS_BIN = 0.1  # tightness (the mean share of its domain a story's facts exclude) is broken down in bins this wide
 MAP_COLUMNS = ("facts",)  # read besides SCORE_COLUMNS for a configuration of map questions
 PLAN_COLUMNS = ("plan",)  # ... and for one of plan questions (pipeline.text.object_tasks): the gold steps
 SCORED, UNPARSEABLE, NO_ANSWER, TRUNCATED = range(4)
@@ -129,6 +132,10 @@ class ScoreRow:
     plan: tuple[GoldStep, ...] | None = None  # plan rows: the gold steps (action, object, source, needs)
     level: int | None = None  # the difficulty ladder's (pipeline.spatial.ladder); None: off the ladder, or an older build
     bounded: tuple[tuple[str, ...], ...] | None = None  # what R0, R1 and R2 leave open (the r0-r2 baselines)
+    room_type: str | None = None  # the fields every row carries (pipeline.text.items.Item), broken down by
+    tightness: float | None = None  # pipeline.spatial.difficulty.tightness; 0 where the story states no facts
+    path_decides: bool | None = None  # the reasoning path's last composed set is the answer set
+    layout_decides: bool | None = None  # the asked objects' region facts alone give the answer set
 
     @property
     def names(self) -> dict[str, str] | None:
@@ -202,6 +209,8 @@ def read_score_rows(rows: BenchmarkRows, configs: Sequence[str], progress: bool 
                 facts = [_facts(told) for told in columns["facts"]] if "facts" in columns else absent
                 plans = [_plan(steps) for steps in columns["plan"]] if "plan" in columns else absent
                 level = columns.get("level", absent)
+                room_type, tightness = columns.get("room_type", absent), columns.get("tightness", absent)
+                path_decides, layout_decides = columns.get("path_decides", absent), columns.get("layout_decides", absent)
                 bounded = [_bounded(*held) for held in zip(columns["bounded"], level)] if "bounded" in columns else absent
                 for k in range(table.num_rows):
                     out.append(ScoreRow(
@@ -215,7 +224,8 @@ def read_score_rows(rows: BenchmarkRows, configs: Sequence[str], progress: bool 
                         changes[k], angle[k], facts[k], naming=naming[k] and sys.intern(naming[k]),
                         option_codes=codes[k] and tuple(map(sys.intern, codes[k])),
                         arguments=arguments[k] and tuple(arguments[k]), shape_kind=shape_kind[k], plan=plans[k],
-                        level=level[k], bounded=bounded[k]))
+                        level=level[k], bounded=bounded[k], room_type=room_type[k] and sys.intern(room_type[k]),
+                        tightness=tightness[k], path_decides=path_decides[k], layout_decides=layout_decides[k]))
                 bar.update()
     return out
 
@@ -640,12 +650,29 @@ def groups(rows: list[ScoreRow], configs: Sequence[str], pool: bool) -> list[Gro
     return [Group(config, np.array(found, int), (config,)) for config, found in positions.items()]
 
 
+def tightness_bin(tightness: float | None) -> str | None:
+    """A tightness's bin, "0.7-0.8" (TIGHTNESS_BIN wide); "0 (no facts)" for a story without facts."""
+    if tightness is None:
+        return None
+    if tightness == 0:
+        return "0 (no facts)"
+    low = min(int(tightness / TIGHTNESS_BIN), round(1 / TIGHTNESS_BIN) - 1) * TIGHTNESS_BIN
+    return f"{low:.1f}-{low + TIGHTNESS_BIN:.1f}"
+
+
+def breakdown_value(row: ScoreRow, key: str):
+    """A row's value of a breakdown: its field, tightness in bins."""
+    return tightness_bin(row.tightness) if key == "tightness" else getattr(row, key)
+
+
 def breakdown(rows: list[ScoreRow], items: np.ndarray, key: str) -> dict:
-    """value -> positions, values in their natural order (settings and views as the dataset lists them)."""
+    """value -> positions, values in their natural order (settings and views as the dataset lists them,
+    numbers and tightness bins ascending)."""
     found: dict = {}
     for k in items:
-        found.setdefault(getattr(rows[k], key), []).append(k)
-    ordered = sorted(found, key=lambda v: (0, v) if isinstance(v, int) else (1, list(found).index(v)))
+        found.setdefault(breakdown_value(rows[k], key), []).append(k)
+    ordered = sorted(found, key=lambda v: (0, v, "") if isinstance(v, int) else
+                     (1, 0, v) if key == "tightness" and v is not None else (2, list(found).index(v), ""))
     return {value: np.array(found[value], int) for value in ordered}
 
 

@@ -460,3 +460,24 @@ def test_the_readme_promises_each_stratum_its_share_not_each_configuration(built
     readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     assert "each stratum (one\n  configuration, setting, view, question type and modality together) within one" in readme
     assert "every configuration,\n  setting, view, question type and modality in proportion (each within one" not in readme
+
+
+def test_results_break_down_by_the_fields_every_row_carries(built, rows):
+    from collections import Counter
+
+    from pipeline.evaluate.score import tightness_bin
+
+    evaluation = evaluate(str(built), "n4_m4_d144", [], ["checker"])
+    (group,) = evaluation.groups
+    chosen = [r for r in rows if r["config"] == "n4_m4_d144"]
+    for key in ("room_type", "path_decides", "layout_decides"):
+        assert {value: part.systems["checker"].items for value, part in group.by[key].items()} == \
+            Counter(r[key] for r in chosen)
+    bins = group.by["tightness"]
+    assert {value: part.systems["checker"].items for value, part in bins.items()} == \
+        Counter(tightness_bin(r["tightness"]) for r in chosen)
+    assert list(bins) == sorted(bins) and all(value == "0 (no facts)" or len(value) == 7 for value in bins)
+    assert tightness_bin(0.0) == "0 (no facts)" and tightness_bin(0.75) == "0.7-0.8" and tightness_bin(1.0) == "0.9-1.0"
+    report = markdown(evaluation)
+    for key in ("room_type", "tightness", "path_decides", "layout_decides"):
+        assert f"### n4_m4_d144 by {key}" in report
