@@ -110,7 +110,7 @@ def add_scenes(commands) -> None:
 def cmd_scenes(args: argparse.Namespace) -> None:
     from pipeline.scene.scene_folder import sample_scenes
 
-    sample_scenes(
+    sampled = sample_scenes(
         count=args.count,
         seed=args.seed,
         out=args.out,
@@ -122,6 +122,8 @@ def cmd_scenes(args: argparse.Namespace) -> None:
         scheduler=dask_scheduler(args),
         small_objects=args.small_objects,
     )
+    print(f"{args.out}: {args.count} scenes of seed {args.seed}: {sampled} sampled now, "
+          f"{args.count - sampled} already there and kept")
 
 
 def add_build(commands) -> None:
@@ -406,7 +408,14 @@ def print_lines(records) -> None:
 def add_score(commands) -> None:
     from pipeline.evaluate.baselines import BASELINES
 
-    score = commands.add_parser("score", help="score predictions or baselines by consistency with the stories")
+    score = commands.add_parser(
+        "score", help="score predictions or baselines by consistency with the stories",
+        description="Score predictions files and baselines per configuration: every system beside chance and the "
+                    "best constant answer set, with breakdowns (setting, view, n, m, d, hops, answer-set size, level, "
+                    "room_type, tightness, path_decides, layout_decides, ...), the paired gaps between conditions, "
+                    "and with two or more systems each pair compared on the same questions, per configuration and "
+                    "breakdown value: the difference with its 95%% paired bootstrap interval over rooms and p "
+                    "(McNemar's exact test for YN accuracy and FR exact, the bootstrap for FR Jaccard and F1).")
     add_source(score)
     score.add_argument("--predictions", type=Path, action="append", default=[],
                        help='JSON lines {"id": ..., "prediction": "free text"[, "sample": k, "truncated": true]}; '
@@ -433,7 +442,7 @@ def add_score(commands) -> None:
     score.add_argument("--json", type=Path, help="also write the scores to this JSON file")
     score.add_argument("--plots", type=Path,
                        help="also write PNG plots (accuracy against n, m, hops and answer-set size; the paired gaps)")
-    score.add_argument("--quiet", action="store_true", help="no progress bar")
+    score.add_argument("--quiet", action="store_true", help="no progress bar, and no line per plot written")
     add_split(score)
     score.set_defaults(run=cmd_score)
 
@@ -457,7 +466,8 @@ def cmd_score(args: argparse.Namespace) -> None:
         from pipeline.evaluate.plots import write_plots
 
         for path in write_plots(evaluation, args.plots):
-            print(f"plot: {path}", file=sys.stderr)
+            if not args.quiet:
+                print(f"plot: {path}", file=sys.stderr)
 
 
 def add_audit(commands) -> None:
@@ -573,7 +583,9 @@ def cmd_run_model(args: argparse.Namespace, watch=None) -> None:
     drawn = "" if sample is None else f" (the sample {sample.describe()})"
     limit = "no max_tokens sent" if endpoint.max_tokens is None else f"max_tokens {endpoint.max_tokens}"
     print(f"{args.predictions_out}: {report.prompts} prompts{drawn}{samples} ({report.images} with an image), "
-          f"{report.cached} answered from {cache}, {report.asked} asked now, {report.failed} failed, "
+          f"{report.cached} answered from {cache}, {report.asked} asked now"
+          f"{f', {report.shared} the answers of identical prompts asked now' if report.shared else ''}, "
+          f"{report.failed} failed, "
           f"{report.truncated} truncated at the length limit ({limit}), "
           f"{report.over_context} longer than the model's context (null predictions: no answer)")
     if report.failed:
@@ -621,7 +633,10 @@ def cmd_render(args: argparse.Namespace) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from pipeline import __version__
+
     parser = argparse.ArgumentParser(prog="roomspace", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"roomspace {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (add_scenes, add_build, add_validate, add_push, add_schemas, add_prompts, add_export, add_score,
                 add_audit, add_run_model, add_render):

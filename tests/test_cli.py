@@ -65,3 +65,19 @@ def test_run_model_takes_the_usual_endpoint_settings():
 def test_score_refuses_an_empty_system_name(capsys):
     line = refused(["score", "out/NAME", "--predictions", "p.jsonl", "--name", ""], capsys)
     assert line.startswith("roomspace score: error: argument --name: expected a non-empty name")
+
+
+def test_version(capsys):
+    from pipeline import __version__
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0 and capsys.readouterr().out.strip() == f"roomspace {__version__}"
+
+
+def test_scenes_prints_one_summary_line(tmp_path, capsys, monkeypatch):
+    import pipeline.scene.scene_folder
+
+    monkeypatch.setattr(pipeline.scene.scene_folder, "sample_scenes", lambda count, **_: 2)
+    assert main(["scenes", "--count", "5", "--seed", "3", "--out", str(tmp_path), "--quiet"]) == 0
+    assert capsys.readouterr().out == f"{tmp_path}: 5 scenes of seed 3: 2 sampled now, 3 already there and kept\n"

@@ -350,6 +350,9 @@ class RunReport:
     truncated: int  # answers, cached or new, cut at the endpoint's length limit
     first_error: str | None
     over_context: int = 0  # prompts the endpoint refused as longer than the model's context: null predictions
+    # answers of a prompt identical (same text and image) to one of another id answered earlier in this run:
+    # taken from what this run asked, not from an earlier run's cache
+    shared: int = 0
 
 
 def check_samples(samples: int, temperature: float) -> None:
@@ -373,7 +376,8 @@ def run_model(prompts: Iterable[Prompt], endpoint: Endpoint, out: Path, cache_pa
     ids: list[str] = []
     seen: set[str] = set()
     errors: dict[tuple[int, int], str] = {}  # (prompt index, sample) -> the last error
-    images = cached = answered = truncated = over_context = 0
+    images = cached = shared = answered = truncated = over_context = 0
+    asked_now: set[tuple[str, int]] = set()  # (prompt hash, sample) answered by the endpoint in this run
     stop = threading.Event()
     pending: set[Future] = set()
     in_a_row = 0  # prompts failed since the last answer, in the order they finished
@@ -424,6 +428,8 @@ def run_model(prompts: Iterable[Prompt], endpoint: Endpoint, out: Path, cache_pa
                         "re-run the same command once the endpoint answers, and only what is missing is asked"
                     ) from None
             return
+        with lock:
+            asked_now.add((prompt_hash, sample))
         cache.put(endpoint.model, prompt_hash, sample, answer)
         with lock:
             in_a_row = 0
@@ -445,7 +451,11 @@ def run_model(prompts: Iterable[Prompt], endpoint: Endpoint, out: Path, cache_pa
                     for sample in range(samples):
                         answer = cache.get(endpoint.model, prompt_hash, sample)
                         if answer is not None:
-                            cached += 1
+                            with lock:
+                                if (prompt_hash, sample) in asked_now:
+                                    shared += 1
+                                else:
+                                    cached += 1
                             keep(prompt.id, sample, answer)
                             continue
                         _settle(pending, PROMPTS_PER_SLOT * concurrency - 1)
@@ -466,8 +476,8 @@ def run_model(prompts: Iterable[Prompt], endpoint: Endpoint, out: Path, cache_pa
         raise
     written.finish(ids)
     first_error = errors[min(errors)] if errors else None
-    return RunReport(len(ids), images, samples, cached, answered - cached, len(errors), truncated, first_error,
-                     over_context)
+    return RunReport(len(ids), images, samples, cached, answered - cached - shared, len(errors), truncated,
+                     first_error, over_context, shared)
 
 
 def prediction(prompt_id: str, model: str, sample: int, samples: int, answer: Answer | None,

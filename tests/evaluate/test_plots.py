@@ -34,7 +34,9 @@ def test_score_pool_plots_a_sweep_build(sweep, tmp_path, capsys):
     plots, scores = tmp_path / "plots", tmp_path / "scores.json"
     assert main(["score", str(sweep), "--baseline", "random", "--pool", "--plots", str(plots), "--json", str(scores),
                  "--quiet"]) == 0
-    table = capsys.readouterr().out
+    captured = capsys.readouterr()
+    table = captured.out
+    assert "plot:" not in captured.err  # --quiet: no line per plot (issue 43 printed 42)
     assert "## pooled: 70 configurations (" in table and "### pooled: 70 configurations by n" in table
     assert "Pooled configurations: " + ", ".join(SWEEP) + "." in table  # the list, once
     names = sorted(p.name for p in plots.iterdir())

@@ -431,3 +431,17 @@ def test_the_command_counts_truncated_answers(server, vision_build, tmp_path, ca
         summary = capsys.readouterr().out
         assert f"{len(predictions) if run else 0} answered from" in summary
         assert f"0 failed, {len(predictions)} truncated at the length limit" in summary
+
+
+def test_a_first_run_counts_identical_prompts_apart_from_the_cache(server, tmp_path):
+    """Issue 43: a first run reported "2 answered from ...cache.jsonl" before any cache existed: prompts of
+    other ids but the same text were answered from what this run had asked. They are counted as such."""
+    others = [Prompt(f"x{k}", f"plain filler {k}") for k in range(PROMPTS_PER_SLOT + 2)]
+    prompts = [Prompt("a", "plain same"), *others, Prompt("a2", "plain same")]
+    cache = tmp_path / "c.jsonl"
+    report = run_model(prompts, endpoint(server), tmp_path / "p.jsonl", cache, concurrency=1, retry=FAST,
+                       progress=False)
+    assert (report.cached, report.shared, report.asked) == (0, 1, len(prompts) - 1)
+    again = run_model(prompts, endpoint(server), tmp_path / "p2.jsonl", cache, concurrency=1, retry=FAST,
+                      progress=False)
+    assert (again.cached, again.shared, again.asked) == (len(prompts), 0, 0)
