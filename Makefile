@@ -54,6 +54,7 @@ bench: $(READY)
 	$(BIN)/python bench/build.py --rooms 1000
 	$(BIN)/python bench/sweep.py --rooms 30
 	$(BIN)/python bench/render.py
+	$(BIN)/python bench/ladder.py --rooms 300 --scenes $(SCENES)
 
 bench-scale: $(READY)  # the README table's large rows: about 10 minutes on 2 cores
 	$(BIN)/python bench/build.py --rooms 1000 --configs sweep

@@ -2,8 +2,8 @@
 
     python bench/ladder.py --rooms 1000 --scenes scenes/ [--seed 0] [--configs balanced,hard]
 
-Makes the rooms' rows of each configuration in this process (the scene folder must hold the rooms;
-`roomspace scenes` samples them), timing each configuration's CPU per room beside the balanced
+Makes the rooms' rows of each configuration in this process (the scenes read from the folder, those
+missing sampled into it first, untimed), timing each configuration's CPU per room beside the balanced
 family's, measured in the same run. Then per configuration: questions by level; per level, the share
 each of R0, R1, R2, the blind baselines (`roomspace audit`'s majority and learned ones, fitted on the
 other half of the rooms) and the checker answer right, for YN accuracy and FR exact; and the checker's
@@ -20,7 +20,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from pipeline.dataset.audit import blind_answers, question_of
-from pipeline.scene.scene_file import load_scene, scene_path
+from pipeline.scene.scene_folder import ensure_scene
 from pipeline.spatial.ladder import BOUNDED, REASONERS
 from pipeline.text.configs import parse_configs
 from pipeline.text.items import RoomItems
@@ -52,7 +52,7 @@ def main() -> None:
     parser.add_argument("--configs", default="balanced,hard")
     args = parser.parse_args()
     configs = parse_configs(args.configs)
-    scenes = [load_scene(scene_path(args.scenes, args.seed, index)) for index in range(args.rooms)]
+    scenes = [ensure_scene(args.scenes, args.seed, index) for index in range(args.rooms)]
     RoomItems(scenes[0])(configs[-1])  # the grid's tables, made once per process, are not a configuration's cost
     rows, cpu = defaultdict(list), defaultdict(float)
     for scene in scenes:
