@@ -275,3 +275,17 @@ def test_the_readme_command_against_an_openai_compatible_server(small, tmp_path,
     metrics = log.results.scores[0].metrics
     assert metrics["yn_accuracy"].value == pytest.approx(group.overall.systems[SYSTEM].yn_accuracy.value, abs=1e-12)
     assert metrics["fr_exact"].value == pytest.approx(group.overall.systems[SYSTEM].fr_exact.value, abs=1e-12)
+
+
+def test_the_export_gives_usage_and_a_one_line_error_not_a_traceback(tmp_path):
+    """Issue 43: `python -m pipeline.evaluate.harness.inspect_tasks --help` and a missing log gave tracebacks."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "pipeline.evaluate.harness.inspect_tasks"]
+    shown = subprocess.run([*command, "--help"], capture_output=True, text=True)
+    assert shown.returncode == 0 and shown.stdout.startswith("usage: python -m pipeline.evaluate.harness.inspect_tasks")
+    missing = subprocess.run([*command, str(tmp_path / "none.eval")], capture_output=True, text=True)
+    assert missing.returncode == 1 and "Traceback" not in missing.stderr
+    assert missing.stderr.strip().splitlines() == [missing.stderr.strip()]
+    assert missing.stderr.startswith(f"inspect_tasks: error: {tmp_path / 'none.eval'}: no such log file")

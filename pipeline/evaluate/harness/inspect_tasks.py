@@ -233,10 +233,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     import json
     import sys
 
+    usage = "usage: python -m pipeline.evaluate.harness.inspect_tasks LOG [LOG ...] > predictions.jsonl"
     paths = list(sys.argv[1:] if argv is None else argv)
     if not paths:
-        sys.exit("usage: python -m pipeline.evaluate.harness.inspect_tasks LOG [LOG ...] > predictions.jsonl")
+        sys.exit(usage)
+    if any(path in ("-h", "--help") for path in paths):
+        print(f"{usage}\n\nPrints the answers of inspect eval logs (.eval or .json) as predictions JSON lines for "
+              "`roomspace score`.")
+        return
     for path in paths:
+        if not Path(path).is_file():
+            sys.exit(f"inspect_tasks: error: {path}: no such log file; {usage}")
         for record in log_predictions(read_eval_log(path)):
             sys.stdout.write(json.dumps(record) + "\n")
 
