@@ -90,13 +90,15 @@ def main() -> None:
 
             def shares(correct) -> str:
                 return f"{percent(sum(map(correct, yn)), len(yn))} / {percent(sum(map(correct, fr)), len(fr))}"
-            cells = [shares(lambda row, k=k: right(row, dataclasses.astuple(row.bounded)[k])) for k in range(len(BOUNDED))]
+            cells = [shares(lambda row, k=k: right(row, dataclasses.astuple(row.bounded)[k]))
+                     for k in range(len(BOUNDED))]
             cells += [shares(lambda row, b=b: row.id in blind and blind[row.id][b] == row.answer) for b in (0, 1)]
             cells.append(shares(lambda row: right(row, row.answer_set)))
             efforts = sorted(row.search_effort for row in at)
             effort = (f"{statistics.median(efforts):g} / {efforts[int(0.9 * (len(efforts) - 1))]} / {efforts[-1]}"
                       if level == len(BOUNDED) else "-")
-            print(f"| {level} | {len(at)} | {percent(len(at), len(laddered))}% | " + " | ".join(cells) + f" | {effort} |")
+            print(f"| {level} | {len(at)} | {percent(len(at), len(laddered))}% | " + " | ".join(cells)
+                  + f" | {effort} |")
 
 
 if __name__ == "__main__":

@@ -73,7 +73,7 @@ class SettingCounts(Counts):
     layout_decides: int | None = None
     tightness_millionths: int | None = None
     asked: dict[str, int] | None = None  # the rcc8 setting's YN questions by the asked pair's relation
-    levels: dict[str, int] | None = None  # questions on the difficulty ladder by level ("0" ... "3"), once there are any
+    levels: dict[str, int] | None = None  # its questions on the difficulty ladder by level ("0" ... "3"), if any
 
 
 @dataclass

@@ -130,7 +130,7 @@ class ScoreRow:
     arguments: tuple[str, ...] | None = None  # composition rows: the asked pair as the question writes it
     shape_kind: str | None = None  # shapes rows: circle, rectangle or polygon
     plan: tuple[GoldStep, ...] | None = None  # plan rows: the gold steps (action, object, source, needs)
-    level: int | None = None  # the difficulty ladder's (pipeline.spatial.ladder); None: off the ladder, or an older build
+    level: int | None = None  # the difficulty ladder's (pipeline.spatial.ladder); None: off it, or an older build
     bounded: tuple[tuple[str, ...], ...] | None = None  # what R0, R1 and R2 leave open (the r0-r2 baselines)
     room_type: str | None = None  # the fields every row carries (pipeline.text.items.Item), broken down by
     tightness: float | None = None  # pipeline.spatial.difficulty.tightness; 0 where the story states no facts
@@ -211,7 +211,8 @@ def read_score_rows(rows: BenchmarkRows, configs: Sequence[str], progress: bool 
                 level = columns.get("level", absent)
                 room_type, tightness = columns.get("room_type", absent), columns.get("tightness", absent)
                 path_decides, layout_decides = columns.get("path_decides", absent), columns.get("layout_decides", absent)
-                bounded = [_bounded(*held) for held in zip(columns["bounded"], level)] if "bounded" in columns else absent
+                bounded = ([_bounded(*held) for held in zip(columns["bounded"], level)] if "bounded" in columns
+                           else absent)
                 for k in range(table.num_rows):
                     out.append(ScoreRow(
                         columns["id"][k], sys.intern(columns["room_id"][k]), sys.intern(columns["config"][k]),

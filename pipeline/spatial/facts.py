@@ -150,6 +150,6 @@ def hard_story_facts(facts: RasterFacts, pairs: Sequence[tuple[int, int]], n: in
     """The facts of every hard setting about the described pairs (`described_pairs`: the chain's
     n - 1 first), each fact made once (in `facts`)."""
     chain = set(pairs[:n - 1])
-    return {setting: tuple(fact for pair in pairs
-                           for fact in ((facts.directions[pair],) if pair in chain else ()) + (facts.distances[scale][pair],))
+    return {setting: tuple(fact for pair in pairs for fact in
+                           ((facts.directions[pair],) if pair in chain else ()) + (facts.distances[scale][pair],))
             for setting, scale in zip(HARD_SETTINGS, DISTANCE_SCALES)}

@@ -8,7 +8,8 @@ asked pair always hold the exact answer set, and each holds the next one's.
 - R1, chain: R0's answer met with the composition of the direction facts along the shortest chain
   from one asked object to the other (`reasoning.reasoning_path`);
 - R2, local: every fact, propagated without search (`checker.propagated_answer`): each axis
-  reasoned exactly, then arc consistency over cells with the asked direction added;
+  reasoned exactly, then arc consistency over cells and path consistency over direction-and-distance
+  atoms to a common fixpoint, and arc consistency again with the asked direction added;
 - R3, search: the exact checker; its effort on a question is the branch decisions its search
   needs to refute what R2 leaves open (`checker.refutation_effort`).
 
@@ -62,11 +63,14 @@ def stated_answer(facts: Sequence[Fact], query: tuple[str, str], d: int) -> froz
     return answer_set(own, query, query, d)
 
 
-def chain_answer(facts: Sequence[Fact], query: tuple[str, str], d: int,
-                 path: Sequence[PathStep] | None = None) -> frozenset[str]:
-    """R1: R0 met with the chain's composition (`path`: the query's reasoning path, if known)."""
-    path = reasoning_path(facts, *query) if path is None else path
-    return stated_answer(facts, query, d) & frozenset(path[-1].composed if path else DIRECTIONS)
+def chain_answer(facts: Sequence[Fact], query: tuple[str, str], d: int) -> frozenset[str]:
+    """R1: R0 met with the composition along the shortest chain of direction facts."""
+    return stated_answer(facts, query, d) & _composed(reasoning_path(facts, *query))
+
+
+def _composed(path: Sequence[PathStep]) -> frozenset[str]:
+    """What a chain composes to: its last step's directions; all nine without a chain."""
+    return frozenset(path[-1].composed if path else DIRECTIONS)
 
 
 def rung(facts: Sequence[Fact], query: tuple[str, str], exact: Sequence[str], d: int,
@@ -77,8 +81,7 @@ def rung(facts: Sequence[Fact], query: tuple[str, str], exact: Sequence[str], d:
     variables = story_variables(facts, query)
     exact = frozenset(exact)
     stated = stated_answer(facts, query, d)
-    chain = stated & frozenset(path[-1].composed if path else DIRECTIONS) if path is not None \
-        else chain_answer(facts, query, d)
+    chain = stated & _composed(reasoning_path(facts, *query) if path is None else path)
     # R2 lies between the exact answer and R1's (tests/spatial/test_ladder.py): where R1 is exact, so is R2
     local = chain if chain == exact else propagated_answer(facts, variables, query, d, exact)
     level = next((k for k, held in enumerate((stated, chain, local)) if held == exact), len(BOUNDED))

@@ -126,7 +126,7 @@ class TypePrior:
                            lambda pair: factors(pair)[0], yn_factors)
 
 
-UNIFORM = TypeWeights([], [1.0])  # every answer set and pair alike: the hard configurations', which no prior is fitted for
+UNIFORM = TypeWeights([], [1.0])  # every answer set and pair alike: the hard configurations' (no prior is fitted)
 
 
 @cache

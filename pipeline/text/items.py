@@ -41,6 +41,7 @@ from pipeline.text.stories import Teller, sentences, text_seed, written_path
 from pipeline.text.words import Phrases, Wording, object_names, type_words
 
 QUESTION_TYPES = ("FR", "YN")
+Askable = dict[str, dict[tuple[str, str], frozenset[str]]]  # per setting, each pair a question may ask: its answer set
 ITEM_SETTINGS = (*SETTINGS, RCC8_SETTING)
 ROWS_PER_ROOM = len(SETTINGS) * len(VIEWS) * len(QUESTION_TYPES) + len(VIEWS)  # rcc8 asks YN only: 34
 LABELS = {view: tuple(relation_words(code, view, "label") for code in DIRECTIONS) for view in VIEWS}  # FR options
@@ -334,8 +335,8 @@ def room_items(scene: Scene, config: Config) -> tuple[Item, ...]:
 def _told(scene: Scene, config: Config, choice: Choice, objects: tuple[StoryObject, ...], room_facts: RasterFacts,
           topology: tuple[Fact, ...]) -> tuple[dict[str, tuple[Fact, ...]], Random, dict]:
     """What every question of a room and configuration shares: each setting's facts as the stories
-    state them (a balanced configuration's stories are the paper's; a hard one's, its hard settings'), the draw that oriented them
-    (it goes on drawing the paper's YN answers) and the rows' common fields."""
+    state them (a balanced configuration's stories are the paper's; a hard one's, its hard settings'),
+    the draw that oriented them (it goes on drawing the paper's YN answers) and the rows' common fields."""
     pairs, names = described_pairs(config.n, config.m), choice.names
     rng = Random(derive_seed(scene.room_id, config.paper.name))
     stated = hard_story_facts(room_facts, pairs, config.n) if config.hard else story_facts(room_facts, pairs)
@@ -407,7 +408,7 @@ def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, objects
 
 
 def _askable(config: Config, choice: Choice, facts: Mapping[str, tuple[Fact, ...]], topology: tuple[Fact, ...],
-             known: Callable[[tuple[int, int]], Answers]) -> dict[str, dict[tuple[str, str], frozenset[str]]]:
+             known: Callable[[tuple[int, int]], Answers]) -> Askable:
     """What a balanced configuration may ask, per setting: every pair no described pair states, both
     ways (from its other end a pair's answer is the converse set), with its answer set; and rcc8's
     pairs of footprints, both ways, with their one relation (each object is inside the room: nothing
@@ -426,15 +427,14 @@ def _askable(config: Config, choice: Choice, facts: Mapping[str, tuple[Fact, ...
     return askable
 
 
-def _hard_askable(config: Config, choice: Choice, facts: Mapping[str, tuple[Fact, ...]]
-                  ) -> tuple[dict[str, dict[tuple[str, str], frozenset[str]]], dict[str, dict[tuple[str, str], frozenset[str]]]]:
+def _hard_askable(config: Config, choice: Choice, facts: Mapping[str, tuple[Fact, ...]]) -> tuple[Askable, Askable]:
     """What a hard configuration may ask, per hard setting: every pair no described pair states, both
     ways, whose answer set only search gives (level 3: the checker's search branches, trying 2 values
     or more), with its answer set; and what R2 leaves open for it (a YN question's offers)."""
     names, described = choice.names, described_pairs(config.n, config.m)
     asked = [(names[a], names[b]) for a, b in combinations(range(config.n), 2) if (a, b) not in described]
-    askable: dict[str, dict[tuple[str, str], frozenset[str]]] = {setting: {} for setting in HARD_SETTINGS}
-    offered: dict[str, dict[tuple[str, str], frozenset[str]]] = {setting: {} for setting in HARD_SETTINGS}
+    askable: Askable = {setting: {} for setting in HARD_SETTINGS}
+    offered: Askable = {setting: {} for setting in HARD_SETTINGS}
     for setting in HARD_SETTINGS:
         told = facts[setting]
         variables = story_variables(told, asked[0])

@@ -184,7 +184,8 @@ def _related_texts(wording: Wording, view: str, subject: str, direction: str | N
     """Without a distance, the sentence in each template; with one, per tail of the distance (drawn first) the
     sentence in each template; with a distance alone, the sentence in each of its own templates."""
     templates = _templates()
-    fields = dict(subject=wording.phrases.ref(subject), objects=join_words([wording.phrases.ref(name) for name in objects]))
+    fields = dict(subject=wording.phrases.ref(subject),
+                  objects=join_words([wording.phrases.ref(name) for name in objects]))
     if not direction:
         return [sentence(t.format(**fields, distance=wording.words(distance, view, "phrase")))
                 for t in templates["distance_alone"]]

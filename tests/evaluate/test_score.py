@@ -405,7 +405,8 @@ def test_each_bounded_reasoner_answers_exactly_the_questions_at_or_below_its_lev
             assert m.no_answer == len(chosen) - len(on_ladder)  # off the ladder (rcc8, image only): no answer
             # FR exact exactly where the row's level is k or less, YN wrong exactly where R_k keeps a No's candidate:
             # counted from the rows, independent of the scorer's reading of the answers
-            assert m.fr_exact.value * len(fr) == pytest.approx(sum(r["level"] is not None and r["level"] <= k for r in fr))
+            at_most_k = sum(r["level"] is not None and r["level"] <= k for r in fr)
+            assert m.fr_exact.value * len(fr) == pytest.approx(at_most_k)
             assert all((r["level"] <= k) == (r["bounded"][reasoner] == r["answer_set"])
                        for r in fr if r["level"] is not None)
             right = sum(r["level"] is not None and (r["candidate"] in r["bounded"][reasoner]) == (r["answer"] == "Yes")
