@@ -414,7 +414,7 @@ def add_score(commands) -> None:
                     "best constant answer set, with breakdowns (setting, view, n, m, d, hops, answer-set size, level, "
                     "room_type, tightness, path_decides, layout_decides, ...), the paired gaps between conditions, "
                     "and with two or more systems each pair compared on the same questions, per configuration and "
-                    "breakdown value: the difference with its 95%% paired bootstrap interval over rooms and p "
+                    "breakdown value: the difference with its 95% paired bootstrap interval over rooms and p "
                     "(McNemar's exact test for YN accuracy and FR exact, the bootstrap for FR Jaccard and F1).")
     add_source(score)
     score.add_argument("--predictions", type=Path, action="append", default=[],

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pipeline.dataset.manifest import DATASET_SPLIT
 from pipeline.evaluate.baselines import ONE_TYPE
+from pipeline.evaluate.compare import MCNEMAR, Comparison, compare_slice
 from pipeline.evaluate.gaps import Gap, paired_gaps
 from pipeline.evaluate.kind_reports import kind_markdown, kind_reports
 from pipeline.evaluate.predictions import RunHeader
@@ -65,6 +66,7 @@ class Evaluation:
     warnings: list[str]  # where the predictions and the build do not fit (one line each)
     kinds: list = field(default_factory=list)  # the reports of kinds that have their own (pipeline.evaluate.kind_reports)
     answered_only: bool = False  # scored on the questions predictions files without a header answer
+    comparisons: list[Comparison] = field(default_factory=list)  # each pair of systems, paired (pipeline.evaluate.compare)
 
 
 def evaluate(location: str, configs: str | None, prediction_files: list[Path], baselines: list[str], seed: int = 0,
@@ -79,13 +81,16 @@ def evaluate(location: str, configs: str | None, prediction_files: list[Path], b
     def sliced(items) -> Slice:
         return Slice(scorer.reference(items), {name: scorer.metrics(outcomes, items) for name, outcomes in systems.items()})
 
-    reports = []
+    reports, comparisons = [], []
     for group in groups(score_rows, chosen, pool):
         if (loaded.sample is not None or loaded.answered_only) and not group.items.size:
             continue  # a configuration the sample, or the files without a header, do not reach
         parts = {key: breakdown(score_rows, group.items, key) for key in BREAKDOWNS}
-        by = {key: {value: sliced(items) for value, items in found.items()}
-              for key, found in parts.items() if list(found) != [None]}  # modality: vision rows only
+        parts = {key: found for key, found in parts.items() if list(found) != [None]}  # modality: vision rows only
+        by = {key: {value: sliced(items) for value, items in found.items()} for key, found in parts.items()}
+        comparisons += compare_slice(score_rows, group.items, systems, seed, group.name)
+        comparisons += [c for key, found in parts.items() for value, items in found.items()
+                        for c in compare_slice(score_rows, items, systems, seed, group.name, key, value)]
         curves = {}
         for axis in CURVES:
             curves[axis] = {}
@@ -99,7 +104,7 @@ def evaluate(location: str, configs: str | None, prediction_files: list[Path], b
                       paired_gaps(score_rows, chosen, systems, seed),
                       {name: o.examples for name, o in systems.items() if o.examples}, loaded.runs, loaded.sample,
                       loaded.warnings, kind_reports(groups(score_rows, chosen, pool), score_rows, systems, seed),
-                      loaded.answered_only)
+                      loaded.answered_only, comparisons)
 
 
 def _blind(rows, configs, seed: int) -> dict | None:
@@ -251,6 +256,20 @@ def _gaps(gaps: list[Gap]) -> str:
                    "difference [95% CI]"], lines)
 
 
+def _comparisons(comparisons: list[Comparison]) -> str:
+    lines = [[f"{c.first} - {c.second}", c.breakdown, c.value, c.measure, str(c.items), str(c.rooms),
+              _percent(c.first_score), _percent(c.second_score),
+              f"{100 * c.difference:+.1f} [{100 * c.low:+.1f}, {100 * c.high:+.1f}]", _p(c.p),
+              c.test if c.test != MCNEMAR else f"{c.test} ({c.first_only} vs {c.second_only} discordant)"]
+             for c in comparisons]
+    return _table(["systems", "breakdown", "value", "measure", "items", "rooms", "first", "second",
+                   "difference [95% CI]", "p", "test"], lines)
+
+
+def _p(p: float) -> str:
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
 def _answering(evaluation: Evaluation, part: Slice) -> tuple[set[str], list[str]]:
     """(the systems the YN and FR tables show, the baselines of one question type they leave out): `regions`
     and `direct` (baselines.ONE_TYPE) have no answer to a YN or FR question, never a column of "no answer"."""
@@ -307,6 +326,11 @@ def markdown(evaluation: Evaluation) -> str:
             planned = _plan_breakdown(key, values) if key in PLAN_BREAKDOWNS else None
             if planned:
                 parts += [f"### {group.name} plans by {PLAN_BREAKDOWNS[key]}", planned]
+        compared = [c for c in evaluation.comparisons if c.group == group.name]
+        if compared:
+            parts += [f"### {group.name}: paired comparisons of the systems (difference first - second with its 95% "
+                      f"paired bootstrap interval over rooms, seed {evaluation.seed}; p: McNemar's exact test for YN "
+                      "accuracy and FR exact, the bootstrap's for FR Jaccard and F1)", _comparisons(compared)]
     for report in evaluation.kinds:
         parts += kind_markdown(report)
     gaps = [g for g in evaluation.gaps if g.result is not None]

@@ -1,4 +1,5 @@
-"""Uncertainty for the score tables: Wilson intervals for rates, paired cluster bootstrap for gaps.
+"""Uncertainty for the score tables: Wilson intervals for rates, paired cluster bootstrap for gaps,
+McNemar's exact test for two systems' right/wrong answers to the same items.
 
 A rate over n items with s successes (s may be fractional: the mean over repeated rounds) gets
 the Wilson score interval, which stays inside [0, 1] and is sensible at 0 % and 100 %. A gap
@@ -55,6 +56,7 @@ class PairedGap:
     difference: float  # first - second
     low: float  # 95 % paired bootstrap interval of the difference
     high: float
+    p: float = 1.0  # two-sided: twice the smaller share of resampled differences at or beyond 0 on either side
 
 
 def paired_gap(first: np.ndarray, second: np.ndarray, rooms: np.ndarray, seed: int) -> PairedGap | None:
@@ -67,9 +69,20 @@ def paired_gap(first: np.ndarray, second: np.ndarray, rooms: np.ndarray, seed: i
     second_sum = np.bincount(room_of, weights=second, minlength=room_ids.size)
     generator = np.random.default_rng(seed)
     draws = generator.integers(0, room_ids.size, size=(BOOTSTRAP_DRAWS, room_ids.size))
-    weight = np.zeros((BOOTSTRAP_DRAWS, room_ids.size))
-    np.add.at(weight, (np.arange(BOOTSTRAP_DRAWS)[:, None], draws), 1.0)
+    cells = (np.arange(BOOTSTRAP_DRAWS)[:, None] * room_ids.size + draws).ravel()  # how often each draw takes each room
+    weight = np.bincount(cells, minlength=BOOTSTRAP_DRAWS * room_ids.size).reshape(BOOTSTRAP_DRAWS, -1).astype(float)
     differences = (weight @ first_sum - weight @ second_sum) / (weight @ count)
     low, high = np.percentile(differences, [2.5, 97.5])
     a, b = float(first.mean()), float(second.mean())
-    return PairedGap(int(first.size), int(room_ids.size), a, b, a - b, float(low), float(high))
+    p = min(1.0, 2 * min(float((differences <= 0).mean()), float((differences >= 0).mean())))
+    return PairedGap(int(first.size), int(room_ids.size), a, b, a - b, float(low), float(high), p)
+
+
+def mcnemar_exact(first_only: int, second_only: int) -> float:
+    """McNemar's exact two-sided p for paired right/wrong outcomes: the binomial test at 1/2 of the
+    discordant pairs (`first_only` right only in the first, `second_only` only in the second); 1 without any."""
+    n = first_only + second_only
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, k) for k in range(min(first_only, second_only) + 1))
+    return min(1.0, 2 * tail / 2 ** n)

@@ -482,3 +482,35 @@ def test_results_break_down_by_the_fields_every_row_carries(built, rows):
     report = markdown(evaluation)
     for key in ("room_type", "tightness", "path_decides", "layout_decides"):
         assert f"### n4_m4_d144 by {key}" in report
+
+
+def test_two_systems_are_compared_paired_per_configuration_and_breakdown(built, rows, tmp_path, capsys):
+    from pipeline.evaluate.stats import mcnemar_exact
+
+    assert mcnemar_exact(0, 10) == pytest.approx(2 / 1024) and mcnemar_exact(0, 0) == 1.0
+    assert mcnemar_exact(3, 5) == mcnemar_exact(5, 3) == pytest.approx(2 * (1 + 8 + 28 + 56) / 256)
+    config = "n4_m4_d144"
+    evaluation = evaluate(str(built), config, [], ["checker", "always-yes"], seed=3)
+    found = {(c.breakdown, c.value, c.measure): c for c in evaluation.comparisons}
+    yn = [r for r in rows if r["config"] == config and r["question_type"] == "YN"]
+    right = sum(r["answer"] == "Yes" for r in yn)  # always-yes is right where Yes is
+    overall = found["overall", "", "YN accuracy"]
+    assert (overall.first, overall.second, overall.items) == ("checker", "always-yes", len(yn))
+    assert (overall.first_only, overall.second_only) == (len(yn) - right, 0)
+    assert overall.p == pytest.approx(mcnemar_exact(len(yn) - right, 0))
+    assert overall.difference == pytest.approx(1 - right / len(yn)) and overall.low <= overall.difference <= overall.high
+    jaccard = found["overall", "", "FR Jaccard"]
+    assert jaccard.test == "paired bootstrap over rooms" and jaccard.rooms == ROOMS and 0 <= jaccard.p <= 1
+    assert {("view", "top_down", "FR exact"), ("room_type", next(iter(evaluation.groups[0].by["room_type"])),
+                                               "FR F1 (items)")} <= set(found)
+    assert evaluation.comparisons == evaluate(str(built), config, [], ["checker", "always-yes"], seed=3).comparisons
+    scores = tmp_path / "scores.json"
+    assert main(["score", str(built), "--config", config, "--baseline", "checker", "--baseline", "always-yes",
+                 "--quiet", "--json", str(scores)]) == 0
+    assert f"### {config}: paired comparisons of the systems" in capsys.readouterr().out
+    written = json.loads(scores.read_text())["comparisons"]
+    assert {"first", "second", "breakdown", "value", "measure", "difference", "low", "high", "p"} <= set(written[0])
+    assert evaluate(str(built), config, [], ["checker"]).comparisons == []  # one system: nothing to compare
+    with pytest.raises(SystemExit):
+        main(["score", "--help"])
+    assert "McNemar's exact test for YN accuracy and FR exact" in " ".join(capsys.readouterr().out.split())
