@@ -439,7 +439,10 @@ def add_score(commands) -> None:
     add_sample(score, seed=False, limit_help="score only the sample of N questions that `run-model --limit N --seed S` "
                                              "asks (default: the sample the predictions files record, else every "
                                              "question)")
-    score.add_argument("--json", type=Path, help="also write the scores to this JSON file")
+    score.add_argument("--json", type=Path,
+                       help="also write the scores to this JSON file, with `questions`: a record per question, system "
+                            "and round (id, config, room_id, question_type, setting, view, system, sample, the answer's "
+                            "text, the parsed answer, status, correct, jaccard, f1) to join with anything")
     score.add_argument("--plots", type=Path,
                        help="also write PNG plots (accuracy against n, m, hops and answer-set size; the paired gaps)")
     score.add_argument("--quiet", action="store_true", help="no progress bar, and no line per plot written")
@@ -456,7 +459,7 @@ def cmd_score(args: argparse.Namespace) -> None:
     predictions = name_systems(args.predictions, args.name)  # before a Hub download, not after
     sample = None if args.limit is None else Sample(args.limit, args.seed)
     evaluation = evaluate(args.source, args.config, predictions, args.baseline, args.seed, args.pool,
-                          progress=not args.quiet, split=args.split, sample=sample)
+                          progress=not args.quiet, split=args.split, sample=sample, per_question=args.json is not None)
     for warning in evaluation.warnings:
         print(f"roomspace score: warning: {warning}", file=sys.stderr)
     print(markdown(evaluation), end="")

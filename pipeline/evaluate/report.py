@@ -15,7 +15,7 @@ from pipeline.evaluate.predictions import RunHeader
 from pipeline.evaluate.rows import open_rows
 from pipeline.evaluate.sample import Sample
 from pipeline.evaluate.score import (BREAKDOWNS, Metrics, Reference, Scorer, breakdown, groups, load_systems,
-                                     read_score_rows)
+                                     question_results, read_score_rows)
 from pipeline.evaluate.stats import Rate
 from pipeline.files import write_json
 from pipeline.text.prompts import CENTRES_SETTING, IMAGE_ONLY_SETTING, RCC8_SETTING
@@ -67,14 +67,18 @@ class Evaluation:
     kinds: list = field(default_factory=list)  # the reports of kinds that have their own (pipeline.evaluate.kind_reports)
     answered_only: bool = False  # scored on the questions predictions files without a header answer
     comparisons: list[Comparison] = field(default_factory=list)  # each pair of systems, paired (pipeline.evaluate.compare)
+    questions: list[dict] = field(default_factory=list)  # per question, system and round (score.question_results)
 
 
 def evaluate(location: str, configs: str | None, prediction_files: list[Path], baselines: list[str], seed: int = 0,
              pool: bool = False, progress: bool = False, split: str = DATASET_SPLIT,
-             sample: Sample | None = None) -> Evaluation:
+             sample: Sample | None = None, per_question: bool = False) -> Evaluation:
+    """The scores of `prediction_files` and `baselines`; `per_question`: with every answer's record too
+    (Evaluation.questions, written by `score --json`)."""
     rows = open_rows(location, split)
     chosen = rows.choose(configs)
-    loaded = load_systems(rows, read_score_rows(rows, chosen, progress), prediction_files, baselines, seed, sample)
+    loaded = load_systems(rows, read_score_rows(rows, chosen, progress), prediction_files, baselines, seed, sample,
+                          texts=per_question)
     score_rows, systems = loaded.rows, loaded.systems
     scorer = Scorer(score_rows, _blind(rows, chosen, seed))
 
@@ -104,7 +108,8 @@ def evaluate(location: str, configs: str | None, prediction_files: list[Path], b
                       paired_gaps(score_rows, chosen, systems, seed),
                       {name: o.examples for name, o in systems.items() if o.examples}, loaded.runs, loaded.sample,
                       loaded.warnings, kind_reports(groups(score_rows, chosen, pool), score_rows, systems, seed),
-                      loaded.answered_only, comparisons)
+                      loaded.answered_only, comparisons,
+                      question_results(score_rows, systems) if per_question else [])
 
 
 def _blind(rows, configs, seed: int) -> dict | None:

@@ -243,15 +243,16 @@ class Outcomes:
     yes: np.ndarray  # int8: YN answer 1 / 0, -1 unless scored
     tokens: np.ndarray  # int32: the answer's completion tokens, -1 where not counted
     examples: list[dict] = field(default_factory=list)  # the first unparseable answers
+    text: np.ndarray | None = None  # object: each answer's text (None: no answer), kept only when asked (score --json)
 
     ROUNDED = ("status", "correct", "jaccard", "f1", "named", "yes", "tokens")  # the arrays, items x rounds
 
     @classmethod
-    def empty(cls, items: int, rounds: int = 1) -> Outcomes:
+    def empty(cls, items: int, rounds: int = 1, texts: bool = False) -> Outcomes:
         shape = (items, rounds)
         return cls(np.full(shape, NO_ANSWER, np.int8), np.zeros(shape, bool), np.zeros(shape, np.float32),
                    np.zeros(shape, np.float32), np.zeros(shape, np.int32), np.full(shape, -1, np.int8),
-                   np.full(shape, -1, np.int32))
+                   np.full(shape, -1, np.int32), text=np.full(shape, None, object) if texts else None)
 
     @property
     def rounds(self) -> int:
@@ -259,19 +260,22 @@ class Outcomes:
 
     def grow(self, rounds: int) -> None:
         """Room for more rounds; items have no answer there until one is recorded."""
-        extra = Outcomes.empty(self.status.shape[0], rounds - self.rounds)
-        for name in self.ROUNDED:
+        extra = Outcomes.empty(self.status.shape[0], rounds - self.rounds, self.text is not None)
+        for name in self.ROUNDED + (("text",) if self.text is not None else ()):
             setattr(self, name, np.concatenate([getattr(self, name), getattr(extra, name)], axis=1))
 
     def subset(self, items: np.ndarray, ids: set[str]) -> Outcomes:
         """The outcomes of the items at positions `items` (whose ids are `ids`), in that order."""
         return Outcomes(*(getattr(self, name)[items] for name in self.ROUNDED),
-                        [example for example in self.examples if example["id"] in ids])
+                        [example for example in self.examples if example["id"] in ids],
+                        None if self.text is None else self.text[items])
 
     def record(self, k: int, round_: int, row: ScoreRow, text: str | None, truncated: bool = False,
                tokens: int | None = None) -> None:
         if text is None:
             return
+        if self.text is not None:
+            self.text[k, round_] = text
         if tokens is not None:
             self.tokens[k, round_] = tokens
         if truncated:
@@ -323,6 +327,36 @@ class Outcomes:
         self.f1[k, round_] = scored.preconditions
 
 
+STATUSES = ("scored", "unparseable", "no answer", "truncated")  # by status code (SCORED, ...)
+CODES = {bit: code for code, bit in BIT.items()}
+
+
+def question_results(rows: Sequence[ScoreRow], systems: Mapping[str, Outcomes]) -> list[dict]:
+    """A record per question, system and round, to join with anything: the question (id, configuration,
+    room, question type, setting, view), the answer's text (None: no answer; kept where `texts` was asked),
+    the parsed answer (YN "Yes" or "No", FR the codes named; None for maps and plans and where it did not
+    parse), its status, whether it is right, its Jaccard (a map's facts held, a plan's F_c) and F1 (a plan's F_p)."""
+    records = []
+    for k, row in enumerate(rows):
+        for name, outcomes in systems.items():
+            for round_ in range(outcomes.rounds):
+                status = int(outcomes.status[k, round_])
+                parsed = None
+                if status == SCORED and row.question_type == "YN":
+                    parsed = "Yes" if outcomes.yes[k, round_] == 1 else "No"
+                elif status == SCORED and row.question_type not in (MAP_QUESTION, PLAN_QUESTION):
+                    parsed = [CODES[bit] for bit in CODES if int(outcomes.named[k, round_]) & bit]
+                graded = status == SCORED and row.question_type != "YN"
+                records.append({
+                    "id": row.id, "config": row.config, "room_id": row.room_id, "question_type": row.question_type,
+                    "setting": row.setting, "view": row.view, "system": name, "sample": round_,
+                    "answer": None if outcomes.text is None else outcomes.text[k, round_], "parsed": parsed,
+                    "status": STATUSES[status], "correct": bool(outcomes.correct[k, round_]),
+                    "jaccard": float(outcomes.jaccard[k, round_]) if graded else None,
+                    "f1": float(outcomes.f1[k, round_]) if graded and row.question_type != MAP_QUESTION else None})
+    return records
+
+
 def score_item(row: ScoreRow, text: str | None, truncated: bool = False) -> Outcomes:
     """One item's outcome, for tests and examples."""
     outcome = Outcomes.empty(1)
@@ -350,7 +384,7 @@ def read_predictions(path: Path, index: dict[str, int], rows: list[ScoreRow], kn
 
 
 def read_predictions_file(path: Path, index: dict[str, int], rows: list[ScoreRow], known: set[str],
-                          split: str | None = None) -> PredictionsRead:
+                          split: str | None = None, texts: bool = False) -> PredictionsRead:
     """A predictions file scored against `rows` (index: id -> position). Lines are JSON objects
     {"id", "prediction"[, "sample", "truncated", "tokens"]}, "\\n"-separated, after an optional header
     line (pipeline.evaluate.predictions); a null prediction is a failed request (no answer). Ids of
@@ -358,7 +392,7 @@ def read_predictions_file(path: Path, index: dict[str, int], rows: list[ScoreRow
     (id, sample) or a malformed line is an error naming the line, but for a last line cut short; an
     id it does not have names `split` (the split scored) and --split, with the header's split where it differs."""
     try:
-        return _read_predictions(path, index, rows, known, split)
+        return _read_predictions(path, index, rows, known, split, texts)
     except FileNotFoundError:
         raise RoomspaceError(f"predictions file {path} does not exist") from None
     except UnicodeDecodeError:
@@ -366,8 +400,8 @@ def read_predictions_file(path: Path, index: dict[str, int], rows: list[ScoreRow
 
 
 def _read_predictions(path: Path, index: dict[str, int], rows: list[ScoreRow], known: set[str],
-                      split: str | None = None) -> PredictionsRead:
-    read = PredictionsRead(path, read_header(path), Outcomes.empty(len(rows)), np.zeros(len(rows), bool))
+                      split: str | None = None, texts: bool = False) -> PredictionsRead:
+    read = PredictionsRead(path, read_header(path), Outcomes.empty(len(rows), texts=texts), np.zeros(len(rows), bool))
     seen: set[tuple[str, int]] = set()
     # Read line by line (a file of long answers need not fit in memory twice); newline="\n" splits on
     # "\n" alone, where str.splitlines would also split inside an answer holding U+2028.
@@ -441,9 +475,9 @@ def _record_line(read: PredictionsRead, seen: set, where: str, line: str, index:
     outcomes.record(k, sample, rows[k], answer, bool(record.get("truncated", False)), tokens)
 
 
-def baseline_outcomes(name: str, rows: list[ScoreRow], seed: int) -> Outcomes:
+def baseline_outcomes(name: str, rows: list[ScoreRow], seed: int, texts: bool = False) -> Outcomes:
     """A baseline's answers, made per configuration (majority counts its own configuration's rows)."""
-    outcomes = Outcomes.empty(len(rows))
+    outcomes = Outcomes.empty(len(rows), texts=texts)
     by_config: dict[str, list[int]] = {}
     for k, row in enumerate(rows):
         by_config.setdefault(row.config, []).append(k)
@@ -710,10 +744,11 @@ class Loaded:
 
 
 def load_systems(rows: BenchmarkRows, score_rows: list[ScoreRow], prediction_files: Iterable[Path] | Mapping[str, Path],
-                 baselines: Iterable[str], seed: int, sample: Sample | None = None) -> Loaded:
+                 baselines: Iterable[str], seed: int, sample: Sample | None = None, texts: bool = False) -> Loaded:
     """Each predictions file and baseline, scored item by item, on the items of `sample` where one is
     given, else on those the files answer where each of them records a sample (module docstring). A
-    file's system is named by its key where `prediction_files` maps names to files (see name_systems)."""
+    file's system is named by its key where `prediction_files` maps names to files (see name_systems).
+    `texts`: keep each answer's text (Outcomes.text), for the per-question results."""
     baselines = list(baselines)
     if not isinstance(prediction_files, Mapping):
         prediction_files = name_systems(list(prediction_files))
@@ -729,7 +764,7 @@ def load_systems(rows: BenchmarkRows, score_rows: list[ScoreRow], prediction_fil
     # Every id of the benchmark: those being scored are in hand, only the other configurations' are read.
     configs = tuple(dict.fromkeys(row.config for row in score_rows))
     known = set(index) | rows.ids([c for c in rows.configs if c not in configs]) if prediction_files else set()
-    read = {name: read_predictions_file(path, index, score_rows, known, rows.split)
+    read = {name: read_predictions_file(path, index, score_rows, known, rows.split, texts)
             for name, path in prediction_files.items()}
     warnings = [warning for file in read.values() for warning in _mismatches(rows, configs, file)]
     headed = {name: file for name, file in read.items() if file.header is not None}
@@ -742,7 +777,7 @@ def load_systems(rows: BenchmarkRows, score_rows: list[ScoreRow], prediction_fil
     chosen = [score_rows[k] for k in kept]
     systems = {name: file.outcomes.subset(kept, ids) for name, file in read.items()}
     for name in baselines:
-        systems[name] = baseline_outcomes(name, chosen, seed)
+        systems[name] = baseline_outcomes(name, chosen, seed, texts)
     return Loaded(chosen, systems, {name: file.header for name, file in read.items()}, sample, warnings, answered_only)
 
 

@@ -514,3 +514,26 @@ def test_two_systems_are_compared_paired_per_configuration_and_breakdown(built, 
     with pytest.raises(SystemExit):
         main(["score", "--help"])
     assert "McNemar's exact test for YN accuracy and FR exact" in " ".join(capsys.readouterr().out.split())
+
+
+def test_score_json_holds_every_answer_per_question_and_system(built, rows, tmp_path):
+    config = "n3_m2_d81"
+    chosen = [r for r in rows if r["config"] == config]
+    fr = next(r for r in chosen if r["question_type"] == "FR")
+    yn = next(r for r in chosen if r["question_type"] == "YN")
+    predictions = write_lines(tmp_path / "model.jsonl", [
+        {"id": fr["id"], "prediction": f"Answer: {fr['answer']}"}, {"id": yn["id"], "prediction": "maybe"}])
+    scores = tmp_path / "scores.json"
+    assert main(["score", str(built), "--config", config, "--predictions", str(predictions), "--baseline", "checker",
+                 "--quiet", "--json", str(scores)]) == 0
+    questions = json.loads(scores.read_text())["questions"]
+    by = {(q["id"], q["system"]): q for q in questions}
+    assert len(questions) == 2 * 2  # a file without a header: scored on the two questions it answers, two systems
+    right = by[fr["id"], "model"]
+    assert right["answer"] == f"Answer: {fr['answer']}" and right["parsed"] == list(fr["answer_set"])
+    assert (right["config"], right["question_type"], right["status"], right["correct"], right["jaccard"]) == \
+        (config, "FR", "scored", True, 1.0)
+    wrong = by[yn["id"], "model"]
+    assert (wrong["answer"], wrong["parsed"], wrong["status"], wrong["correct"]) == ("maybe", None, "unparseable", False)
+    assert by[yn["id"], "checker"]["parsed"] == yn["answer"] and by[yn["id"], "checker"]["correct"]
+    assert evaluate(str(built), config, [predictions], []).questions == []  # kept only when asked (--json)
