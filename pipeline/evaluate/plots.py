@@ -99,38 +99,48 @@ def curve_plot(group: GroupReport, axis: str, metric: str, majority: str, label:
     return _save(figure, path)
 
 
+GAP_COLUMNS = 3  # panels per row of gaps.png
+
+
 def gaps_plot(evaluation: Evaluation, path: Path) -> Path | None:
-    """One panel per comparison and measure; in each, every system's difference with its interval."""
+    """One panel per comparison and measure it has (`gap_panels`); in each, every system's difference
+    with its interval."""
     gaps = [g for g in evaluation.gaps if g.result is not None]
     if not gaps:
         return None
     plt = _pyplot()
-    comparisons = list(dict.fromkeys((g.kind, g.configs) for g in gaps))
-    measures = list(dict.fromkeys(g.measure for g in gaps))
+    keys = gap_panels(gaps)
     systems = list(dict.fromkeys(g.system for g in gaps))
-    figure, panels = plt.subplots(len(comparisons), len(measures), figsize=(4.5 * len(measures), 1.9 * len(comparisons)),
-                                  squeeze=False, sharex=True)
-    for row, (kind, configs) in enumerate(comparisons):
-        for column, measure in enumerate(measures):
-            panel = panels[row, column]
-            found = {g.system: g for g in gaps if (g.kind, g.configs, g.measure) == (kind, configs, measure)}
-            for x, system in enumerate(systems):
-                if system in found:
-                    r = found[system].result
-                    # max(0, ...): with every resample alike (one or two rooms) the bounds equal the difference
-                    # up to rounding, and matplotlib refuses an error bar of -1e-15
-                    panel.errorbar([x], [100 * r.difference], yerr=[[100 * max(0.0, r.difference - r.low)],
-                                                                   [100 * max(0.0, r.high - r.difference)]],
-                                   fmt="o", capsize=3)
-            panel.axhline(0, color="grey", linewidth=0.8)
-            panel.set_title(f"{kind}: {measure}\n{configs}", fontsize=8)
-            panel.grid(alpha=0.3, axis="y")
-            panel.set_xticks(range(len(systems)))
-            panel.set_xticklabels(systems, fontsize=7, rotation=30, ha="right")
-        panels[row, 0].set_ylabel("first - second (pp)", fontsize=8)
+    columns = min(GAP_COLUMNS, len(keys))
+    rows = -(-len(keys) // columns)
+    figure, panels = plt.subplots(rows, columns, figsize=(4.5 * columns, 2.4 * rows + 0.6), squeeze=False)
+    for panel, (kind, configs, measure) in zip(panels.flat, keys):
+        found = {g.system: g for g in gaps if (g.kind, g.configs, g.measure) == (kind, configs, measure)}
+        for x, system in enumerate(systems):
+            if system in found:
+                r = found[system].result
+                # max(0, ...): with every resample alike (one or two rooms) the bounds equal the difference
+                # up to rounding, and matplotlib refuses an error bar of -1e-15
+                panel.errorbar([x], [100 * r.difference], yerr=[[100 * max(0.0, r.difference - r.low)],
+                                                               [100 * max(0.0, r.high - r.difference)]],
+                               fmt="o", capsize=3)
+        panel.axhline(0, color="grey", linewidth=0.8)
+        panel.set_title(f"{kind}: {measure}\n{configs}", fontsize=8)
+        panel.grid(alpha=0.3, axis="y")
+        panel.set_xticks(range(len(systems)))
+        panel.set_xticklabels(systems, fontsize=7, rotation=30, ha="right")
+        panel.set_ylabel("first - second (pp)", fontsize=8)
+    for panel in panels.flat[len(keys):]:
+        panel.set_visible(False)  # the last row's spare places
     figure.suptitle("Paired gaps, 95% bootstrap intervals over rooms", fontsize=10)
-    figure.tight_layout()
+    figure.tight_layout(rect=(0, 0, 1, 1 - 0.5 / figure.get_figheight()))  # the title keeps its half inch
     return _save(figure, path)
+
+
+def gap_panels(gaps) -> list[tuple]:
+    """(kind, configurations, measure) of each panel of `gaps_plot`: only the measures a comparison has,
+    so no panel is empty."""
+    return list(dict.fromkeys((g.kind, g.configs, g.measure) for g in gaps))
 
 
 def write_plots(evaluation: Evaluation, folder: Path) -> list[Path]:

@@ -44,3 +44,20 @@ def test_score_pool_plots_a_sweep_build(sweep, tmp_path, capsys):
     assert max(len(name) for name in names) < 60
     (group,) = json.loads(scores.read_text())["groups"]
     assert group["name"] == "pooled: 70 configurations" and group["configs"] == SWEEP
+
+
+def test_the_gaps_plot_has_a_panel_per_measure_a_comparison_has_and_none_empty(tmp_path):
+    """gaps.png had a panel for every comparison and every measure of any comparison: mostly empty."""
+    from types import SimpleNamespace
+
+    from pipeline.evaluate.plots import gap_panels, gaps_plot
+
+    def gap(kind, measure, system):
+        return SimpleNamespace(kind=kind, configs="a vs b", measure=measure, system=system,
+                               result=SimpleNamespace(difference=0.1, low=0.0, high=0.2))
+    gaps = [gap("twin", "YN accuracy", "random"), gap("twin", "FR exact", "random"),
+            gap("image+story vs story", "YN accuracy", "random"), gap("image+story vs story", "YN accuracy", "majority")]
+    assert gap_panels(gaps) == [("twin", "a vs b", "YN accuracy"), ("twin", "a vs b", "FR exact"),
+                                ("image+story vs story", "a vs b", "YN accuracy")]  # not 2 x 2 with one empty
+    written = gaps_plot(SimpleNamespace(gaps=gaps), tmp_path / "gaps.png")
+    assert written.read_bytes().startswith(b"\x89PNG")
