@@ -305,8 +305,7 @@ def _closure(facts: frozenset[Constraint], variables: tuple[str, ...], d: int
     domains, the arcs with the constraints it derives, and every pair's atoms. None on a wipe-out.
     Made once per story, whatever pair is asked."""
     unary, binary, _ = _network(facts, variables, ())
-    axis_domains = tuple(_solve_axis(axis, unary, binary, [], d)[0] for axis in (0, 1))
-    network = _joint_network(unary, binary, axis_domains, d)
+    network = _story_network(unary, binary, d)
     if network is None:
         return None
     domains, arcs, _ = network
@@ -331,8 +330,7 @@ def _refutation_effort(facts: frozenset[Constraint], variables: tuple[str, ...],
     if not refuted:
         return 0
     unary, binary, ((q0, qn),) = _network(facts, variables, (query,))
-    axis_domains = tuple(_solve_axis(axis, unary, binary, [], d)[0] for axis in (0, 1))
-    network = _joint_network(unary, binary, axis_domains, d)
+    network = _story_network(unary, binary, d)
     if network is None:
         return 0
     domains, arcs, links = network
@@ -705,6 +703,12 @@ def _joint_network(unary: list[list[str]], binary: dict[Arc, list[str]],
     if not all(domains) or not _propagate(domains, links, range(len(domains))):
         return None
     return domains, arcs, links
+
+
+def _story_network(unary: list[list[str]], binary: dict[Arc, list[str]], d: int
+                   ) -> tuple[list[int], dict[Arc, _Relation], Links] | None:
+    """`_joint_network` of the facts alone, no query: within their axes' arc consistent domains."""
+    return _joint_network(unary, binary, tuple(_solve_axis(axis, unary, binary, [], d)[0] for axis in (0, 1)), d)
 
 
 def _solve_joint(
