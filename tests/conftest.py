@@ -4,8 +4,11 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.dataset.build import BuildPlan, build
 from pipeline.scene.scene_file import scene_path
 from pipeline.scene.scene_folder import sample_scenes
+from pipeline.text.configs import Config
+from pipeline.text.kinds import KINDS
 
 SCENE_SEED = 45  # houses 0..3 are a Kitchen, a Bathroom, a LivingRoom and a Bedroom
 SCENE_COUNT = 9
@@ -36,3 +39,27 @@ def linked_scenes(scenes: Path, folder: Path) -> Path:
     for index in range(SCENE_COUNT):
         (folder / scene_path(scenes, SCENE_SEED, index).name).symlink_to(scene_path(scenes, SCENE_SEED, index))
     return folder
+
+
+# Every kind a build writes, of every family it has: rooms 0-4 of SCENE_SEED (room 4 has eight prominent
+# objects, so the hard configurations have questions), n3_m2_d81, its balanced counterpart and the hard
+# configuration of its grid. Read by the environment's tests (tests/environment).
+EVERY_KIND_ROOMS = 5
+EVERY_KIND_FAMILIES = (Config(3, 2, 9), Config(3, 2, 9, balanced=True), Config(3, 2, 9).as_hard())
+
+
+def kind_configs(kind) -> list[Config]:
+    """The configurations of EVERY_KIND_FAMILIES this kind has."""
+    return [c for c in EVERY_KIND_FAMILIES if (not c.balanced or kind.balanced) and (not c.hard or kind.hard)]
+
+
+@pytest.fixture(scope="session")
+def every_kind(scenes, tmp_path_factory) -> tuple[Path, Path]:
+    """(a build of every kind, its scene folder), built once; tests only read them."""
+    folder = tmp_path_factory.mktemp("every-kind")
+    out, linked = folder / "every-kind", folder / "scenes"
+    linked.mkdir()
+    added = {kind.name: kind_configs(kind) for kind in KINDS.values() if kind.option}
+    plan = BuildPlan.asked(out.name, SCENE_SEED, EVERY_KIND_ROOMS, kind_configs(KINDS["base"]), added)
+    build(plan, linked_scenes(scenes, linked), out, workers=2, progress=False)
+    return out, linked

@@ -1,0 +1,127 @@
+"""Items on demand: any configuration's questions, one at a time, each the row a build writes.
+
+An `Environment` holds a bounded pool of rooms: houses 0 .. rooms-1 of its seed, read from a scene
+folder or sampled as first needed (ProcTHOR offline, as `roomspace build` samples a missing scene)
+into that folder, or into a folder of its own when given none. A room's rows of a configuration are
+made by the build's own per-room code path (pipeline.dataset.build.RoomWork: each kind's `rows`) and
+turned into plain values as the build's Parquet files hold them (`items_table`, `records_table`),
+so room k's rows are those of room k of a build of the same seed, byte for byte, and scoring, the
+reward and every harness read them alike.
+
+Item i of a rung (pipeline.environment.rungs: a configuration and, optionally, a ladder level, a setting
+and a number of frame changes) is a pure function of (seed, rooms, rung, i): a room drawn from the pool
+with a generator seeded by them, then one of that room's rows the rung admits; a room with none is
+drawn again (the draw's number is in the seed too). Rooms made are kept in memory, the most recently
+used `kept_rooms` of them.
+
+Pictures are drawn only for the kinds whose questions carry them, and only for an environment asked
+for them (`pictures=True`): their renderer is checked then, in one line.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections import OrderedDict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from random import Random
+
+from pipeline.dataset.build import RoomWork
+from pipeline.dataset.rows import items_table, kind_record, records_table
+from pipeline.environment.rungs import Rung
+from pipeline.errors import RoomspaceError
+from pipeline.render.job import Renderer
+from pipeline.scene.scene_file import scene_path
+from pipeline.scene.scene_folder import ensure_scene
+from pipeline.seeding import derive_seed
+from pipeline.text.items import Item
+
+KEPT_ROOMS = 256  # rooms whose rows stay in memory: a room of every kind is a few MB with its pictures
+MAX_DRAWS = 1000  # rooms drawn for one item before a rung with no question in the pool is an error
+
+
+@dataclass(frozen=True)
+class EnvironmentItem:
+    """One item: its number in its rung's stream, the rung, and the row a build writes for it."""
+
+    index: int
+    rung: Rung
+    row: dict = field(compare=False, repr=False)  # plain values, as a build's file reads back (image: {bytes, path})
+
+    @property
+    def metadata(self) -> dict:
+        """What a trainer's record carries beside the prompt: the row's id and place, and the rung."""
+        return {"id": self.row["id"], "config": self.rung.config, "room_index": self.row["room_index"],
+                "item_index": self.index, "rung": self.rung.metadata(), "level": self.row.get("level")}
+
+
+class Environment:
+    """A pool of rooms and their rows on demand (module docstring)."""
+
+    def __init__(self, seed: int = 0, rooms: int = 100, scenes: str | Path | None = None, pictures: bool = False,
+                 renderer: Renderer = Renderer(), kept_rooms: int = KEPT_ROOMS) -> None:
+        if rooms < 1:
+            raise RoomspaceError(f"an environment's pool needs at least one room (asked: {rooms})")
+        self.seed, self.rooms, self.pictures, self.renderer = seed, rooms, pictures, renderer
+        if pictures:
+            renderer.check()  # Blender missing: one line now, not at the first picture
+        self._own_folder = None if scenes is not None else tempfile.TemporaryDirectory(prefix="roomspace-scenes-")
+        self.scenes = Path(scenes if scenes is not None else self._own_folder.name)
+        self._kept: OrderedDict[int, RoomWork] = OrderedDict()
+        self._kept_rooms = kept_rooms
+
+    def rung(self, rung: Rung | str) -> Rung:
+        """A rung (or a configuration's name) checked against this environment: its kind's pictures."""
+        rung = Rung.of(rung)
+        if rung.kind.images and not self.pictures:
+            raise RoomspaceError(f"{rung.config} asks questions about pictures: make the environment with "
+                                 "pictures=True (Environment(..., pictures=True))")
+        return rung
+
+    def room_rows(self, index: int, config: str) -> tuple[dict, ...]:
+        """Room `index`'s rows of a configuration, as a build of this seed writes them for that room."""
+        rung = self.rung(config)
+        if not 0 <= index < self.rooms:
+            raise RoomspaceError(f"room {index} is outside this environment's pool of rooms 0 .. {self.rooms - 1}")
+        room = self._room(index)
+        records = room.rows(rung.kind.name, rung.base)
+        if kind_record(rung.kind) is Item:
+            table = items_table(list(records))
+        else:
+            table = records_table(list(records), rung.config)
+        return tuple(room.shared(("environment rows", rung.config), table.to_pylist))
+
+    def item(self, index: int, rung: Rung | str) -> EnvironmentItem:
+        """Item `index` of a rung: a pure function of (seed, rooms, rung, index) (module docstring)."""
+        rung = self.rung(rung)
+        empty: set[int] = set()  # rooms drawn that have no question of the rung
+        for draw in range(MAX_DRAWS):
+            rng = Random(derive_seed("environment item", self.seed, self.rooms, rung.key, index, draw))
+            room = rng.randrange(self.rooms)
+            admitted = [row for row in self.room_rows(room, rung.config) if rung.admits(row)]
+            if admitted:
+                return EnvironmentItem(index, rung, rng.choice(admitted))
+            empty.add(room)
+            if len(empty) == self.rooms:
+                break
+        raise RoomspaceError(f"no question of {rung.describe()} in {len(empty)} rooms of the pool of {self.rooms} "
+                             f"rooms of seed {self.seed}: ask another rung or a larger pool")
+
+    def items(self, rung: Rung | str, count: int | None = None, start: int = 0) -> Iterator[EnvironmentItem]:
+        """Items start, start + 1, ... of a rung (`count` of them, or without end)."""
+        index = start
+        while count is None or index < start + count:
+            yield self.item(index, rung)
+            index += 1
+
+    def _room(self, index: int) -> RoomWork:
+        if index in self._kept:
+            self._kept.move_to_end(index)
+            return self._kept[index]
+        scene = ensure_scene(self.scenes, self.seed, index)
+        room = RoomWork(scene, scene_path(self.scenes, self.seed, index), self.renderer)
+        self._kept[index] = room
+        if len(self._kept) > self._kept_rooms:
+            self._kept.popitem(last=False)
+        return room
