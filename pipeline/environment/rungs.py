@@ -22,6 +22,11 @@ LEVELS = tuple(range(len(REASONERS)))  # level k: answered exactly by the bounde
 FRAME_CHANGES = (0, 1, 2)
 
 
+def _framed(kind: Kind) -> bool:
+    """Its rows tell stories from frames: they say how many changes of frame a question asks."""
+    return "frame_changes" in {field.name for field in dataclasses.fields(kind_record(kind))}
+
+
 @dataclass(frozen=True)
 class Rung:
     config: str  # a configuration's name: its kind's prefix and a base configuration (twin_n5_m4_d144)
@@ -39,9 +44,8 @@ class Rung:
         if self.level is not None and self.level not in LEVELS:
             raise RoomspaceError(f"no ladder level {self.level!r}; the levels are {', '.join(map(str, LEVELS))}")
         if self.frame_changes is not None:
-            framed = [k.name for k in KINDS.values()
-                      if "frame_changes" in {f.name for f in dataclasses.fields(kind_record(k))}]
-            if kind.name not in framed:
+            if not _framed(kind):
+                framed = [k.name for k in KINDS.values() if _framed(k)]
                 raise RoomspaceError(f"{self.config} tells no story from a frame, so it has no frame changes; "
                                      f"the kinds that do: {', '.join(framed)}")
             if self.frame_changes not in FRAME_CHANGES:
