@@ -15,7 +15,7 @@ TAG           := $(if $(filter offline,$(RENDERER)),,-$(RENDERER))
 # Python's str hash feeds ProcTHOR's material choice; fixing it keeps scenes byte-identical.
 export PYTHONHASHSEED := 0
 
-.PHONY: setup test test-quick eval-tiny test-tiny test-vlm-harness blender test-blender roomspace-100 roomspace-1k roomspace-10k scenes-100 bench bench-scale lock clean renders-100
+.PHONY: setup test test-quick eval-tiny test-tiny test-vlm-harness test-serve blender test-blender roomspace-100 roomspace-1k roomspace-10k scenes-100 bench bench-scale lock clean renders-100
 
 setup: $(READY)
 
@@ -120,6 +120,24 @@ test-vlm-harness: $(READY) $(VLM_READY)
 	$(BIN)/roomspace build --rooms 2 --seed $(SEED) --scenes $(SCENES) --out $(VLM_BUILD) --configs $(VLM_BASES) --vision $(VLM_BASES) --agents $(VLM_BASES) --balanced
 	$(VLM)/bin/python bench/vlm_harness.py $(VLM_BUILD) --out out/vlm-harness
 	$(VLM)/bin/python bench/grpo_reward.py $(VLM_BUILD) --out out/vlm-harness/grpo
+
+# `roomspace serve` in a real browser (issue 46): headless Chromium and its driver from Debian's packages (installed
+# here when missing: root, as CI is), driven by Selenium from an environment of its own (requirements-serve.lock);
+# roomspace itself runs from .venv. Builds two rooms with pictures, browses, answers five questions, scores them.
+SERVE       := .venv-serve
+SERVE_READY := $(SERVE)/.ready
+
+$(SERVE_READY): requirements-serve.lock
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; } || \
+		{ echo "error: test-serve needs Debian's chromium and chromium-driver: apt-get install chromium chromium-driver" >&2; exit 1; }
+	$(PYTHON) -m venv $(SERVE)
+	$(SERVE)/bin/pip install --quiet --disable-pip-version-check -r requirements-serve.lock
+	touch $@
+
+test-serve: $(READY) $(SERVE_READY)
+	ROOMSPACE=$(abspath $(BIN))/roomspace $(SERVE)/bin/python -m pytest -q -p no:cacheprovider --confcutdir=tests/serve -m browser \
+		tests/serve/browser_check.py
 
 # Blender renders (issue 34), in an environment of its own: bpy needs numpy < 2, roomspace numpy 2. The
 # pinned bpy (requirements-blender.lock, about 950 MB installed) is run as a worker by pipeline/render/blender.py.

@@ -70,9 +70,10 @@ EXTRAS = {
     "build": ("procthor", "ai2thor", "moviepy", "attrs", "networkx", "pandas", "shapely", "jsonschema", "datasets",
               "dask", "pillow", "scikit-learn"),
     "harness": ("lm_eval", "inspect_ai", "openai"),
+    "serve": ("flask", "jinja2", "markdown-it-py"),
 }
 MODULES = {"attrs": ("attr", "attrs"), "dask": ("dask", "distributed"), "pillow": ("PIL",),
-           "scikit-learn": ("sklearn",)}
+           "scikit-learn": ("sklearn",), "markdown-it-py": ("markdown_it",)}
 
 
 def extra_of(module: str) -> str | None:
@@ -445,6 +446,8 @@ def add_score(commands) -> None:
                             "text, the parsed answer, status, correct, jaccard, f1) to join with anything")
     score.add_argument("--plots", type=Path,
                        help="also write PNG plots (accuracy against n, m, hops and answer-set size; the paired gaps)")
+    score.add_argument("--html", type=Path, metavar="F",
+                       help="also write the report as one HTML file: its tables and every plot of --plots inline")
     score.add_argument("--quiet", action="store_true", help="no progress bar, and no line per plot written")
     add_split(score)
     score.set_defaults(run=cmd_score)
@@ -465,6 +468,10 @@ def cmd_score(args: argparse.Namespace) -> None:
     print(markdown(evaluation), end="")
     if args.json:
         write_report(args.json, evaluation)
+    if args.html:
+        from pipeline.serve.html_report import write_html
+
+        write_html(args.html, evaluation)
     if args.plots:
         from pipeline.evaluate.plots import write_plots
 
@@ -627,6 +634,47 @@ def asked_renderer(args: argparse.Namespace, build: bool = False):
                           BUILD_RENDERERS if build else RENDERERS)
 
 
+def add_serve(commands) -> None:
+    serve = commands.add_parser(
+        "serve", help="browse a build in a web browser, answer its questions as a person, see the scores",
+        description="A local web application over a build or a Hub snapshot: browse its questions (filtered by "
+                    "kind, setting, view, question type and level; each with its story, picture, options, exact "
+                    "answer set, reasoning path, witness grid and the blind baselines' guesses), answer the seeded "
+                    "sample `run-model --limit N --seed S` asks as a person (written as they come to "
+                    "PREDICTIONS/human-NAME.jsonl, which `score` reads as the system human:NAME; the same name "
+                    "resumes), and see `score`'s report of the predictions files there beside the baselines.")
+    add_source(serve)
+    serve.add_argument("--port", type=non_negative_int, default=8046, help="port (default: 8046; 0: any free one)")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to bind (default: 127.0.0.1, this machine only); another exposes the build and "
+                            "the answer pages to whoever reaches it")
+    serve.add_argument("--predictions", type=Path, default=Path("predictions"),
+                       help="the folder people's answers are written to and the results page reads predictions files "
+                            "from; the only place the server writes (default: ./predictions)")
+    add_split(serve)
+    serve.set_defaults(run=cmd_serve)
+
+
+def cmd_serve(args: argparse.Namespace) -> None:
+    from werkzeug.serving import make_server
+
+    from pipeline.serve.app import create_app
+
+    app = create_app(args.source, args.predictions, args.split, args.host)
+    try:
+        server = make_server(args.host, args.port, app, threaded=True)
+    except (OSError, SystemExit) as error:  # werkzeug exits on a port in use
+        raise RoomspaceError(f"cannot listen on {args.host}:{args.port} ({error or 'in use'}); "
+                             "choose another --port") from None
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"roomspace serve: {args.source} at http://{shown}:{server.server_port}/ (answers go to "
+          f"{args.predictions}/); Ctrl-C stops", file=sys.stderr, flush=True)
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+
+
 def cmd_render(args: argparse.Namespace) -> None:
     from pipeline.render.job import render_rooms
 
@@ -642,7 +690,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"roomspace {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (add_scenes, add_build, add_validate, add_push, add_schemas, add_prompts, add_export, add_score,
-                add_audit, add_run_model, add_render):
+                add_audit, add_run_model, add_render, add_serve):
         add(commands)
     return parser
 

@@ -4,6 +4,9 @@
   answer-set size, one panel per setting (as in the RoomSpace paper's figures), one line per
   system, the chance and majority levels of the same items dotted; `{group}` is the configuration,
   or `pooled-K-configurations` with `--pool` (the pooled configurations are listed under the plot);
+* `{group}-by-{key}.png`: YN accuracy and FR exact match per setting, view and level (BARS), a bar per
+  system with its 95 % interval, beside the best constant answer of the same items;
+* `by-configuration.png`: the same per configuration (each a kind of a base), where there are several;
 * `gaps.png`: every paired gap of every system, with its interval.
 
 Agg backend and no timestamp: the same scores give the same bytes.
@@ -22,6 +25,7 @@ from pipeline.files import write_atomic
 METRICS = (("yn_accuracy", "yn_best_constant", "YN accuracy (%)"),
            ("fr_exact", "fr_best_constant", "FR exact match (%)"))
 AXIS_NAMES = {"n": "objects n", "m": "described pairs m", "hops": "hops", "answer_set_size": "answer-set size"}
+BARS = ("setting", "view", "level")  # the breakdowns drawn as bars
 
 
 def _pyplot():
@@ -99,6 +103,45 @@ def curve_plot(group: GroupReport, axis: str, metric: str, majority: str, label:
     return _save(figure, path)
 
 
+def bars_plot(slices: dict, title: str, path: Path) -> Path | None:
+    """{value: Slice} as bars: a panel per metric (METRICS) some system answers, a bar per value and system
+    with its 95 % interval, the best constant answer of each value's items a grey tick."""
+    metrics = [(metric, best, label) for metric, best, label in METRICS
+               if any(getattr(m, metric) for part in slices.values() for m in part.systems.values())]
+    if not metrics:
+        return None
+    plt = _pyplot()
+    systems = list(dict.fromkeys(name for part in slices.values() for name in part.systems))
+    values = list(slices)
+    width = 0.8 / len(systems)
+    figure, panels = plt.subplots(1, len(metrics), figsize=(max(4.0, 0.5 + 0.45 * len(values) * len(systems)) *
+                                                            len(metrics), 3.4), squeeze=False)
+    for panel, (metric, best, label) in zip(panels.flat, metrics):
+        for k, system in enumerate(systems):
+            found = [(x, getattr(slices[v].systems[system], metric)) for x, v in enumerate(values)
+                     if system in slices[v].systems]
+            found = [(x, r) for x, r in found if r is not None]
+            if found:
+                panel.bar([x - 0.4 + width * (k + 0.5) for x, _ in found], [100 * r.value for _, r in found], width,
+                          yerr=[[100 * max(0.0, r.value - r.low) for _, r in found],
+                                [100 * max(0.0, r.high - r.value) for _, r in found]],
+                          capsize=2, label=system)
+        levels = [(x, getattr(slices[v].reference, best)) for x, v in enumerate(values)]
+        panel.hlines([100 * v for _, v in levels if v is not None], [x - 0.45 for x, v in levels if v is not None],
+                     [x + 0.45 for x, v in levels if v is not None], colors="grey", linestyles=":",
+                     label="best constant answer")
+        panel.set_xticks(range(len(values)))
+        panel.set_xticklabels([str(v) for v in values], fontsize=7, rotation=30 if len(values) > 4 else 0,
+                              ha="right" if len(values) > 4 else "center")
+        panel.set_ylim(0, 102)
+        panel.set_ylabel(label, fontsize=8)
+        panel.grid(alpha=0.3, axis="y")
+    panels.flat[0].legend(fontsize=7)
+    figure.suptitle(title, fontsize=10)
+    figure.tight_layout()
+    return _save(figure, path)
+
+
 GAP_COLUMNS = 3  # panels per row of gaps.png
 
 
@@ -150,5 +193,12 @@ def write_plots(evaluation: Evaluation, folder: Path) -> list[Path]:
             for metric, majority, label in METRICS:
                 path = folder / f"{_slug(group.name)}-{metric}-vs-{axis}.png"
                 written.append(curve_plot(group, axis, metric, majority, label, path))
+        for key in BARS:
+            if key in group.by:
+                written.append(bars_plot(group.by[key], f"{group.name} by {key} (95% intervals)",
+                                         folder / f"{_slug(group.name)}-by-{key}.png"))
+    if len(evaluation.groups) > 1:
+        written.append(bars_plot({group.name: group.overall for group in evaluation.groups},
+                                 "by configuration (95% intervals)", folder / "by-configuration.png"))
     written.append(gaps_plot(evaluation, folder / "gaps.png"))
     return [path for path in written if path is not None]

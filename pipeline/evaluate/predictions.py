@@ -121,10 +121,13 @@ class PredictionsWriter:
     a whole line per write() on a file opened for appending (a reader, or a killed run, never sees
     part of one), then `finish` sorts it."""
 
-    def __init__(self, path: Path, header: RunHeader | None) -> None:
+    def __init__(self, path: Path, header: RunHeader | None, begin: bool = True) -> None:
+        """`begin`: start the file anew (its header alone); else add to the answers already in it (a person's
+        session resumed by `roomspace serve`)."""
         self.path = path
-        first = b"" if header is None else (header.line() + "\n").encode("utf-8")
-        write_atomic(path, lambda target: target.write_bytes(first))
+        if begin:
+            first = b"" if header is None else (header.line() + "\n").encode("utf-8")
+            write_atomic(path, lambda target: target.write_bytes(first))
         self.lock = threading.Lock()
         self.descriptor = os.open(path, os.O_WRONLY | os.O_APPEND)
 
