@@ -3,8 +3,10 @@
 The words are those of relations.json in either view (labels such as "north-west" or
 "front-left", phrases such as "in front of and to the left of"), the codes themselves ("NW"),
 and a vertical and a horizontal word side by side ("behind-left", "left front"), which is how
-the table builds its diagonal labels. When the text has an "Answer:" line, only what
-follows the last one is read, so reasoning before it is ignored.
+the table builds its diagonal labels. Only the final answer line is read (`answer_line`): what
+follows the last "Answer:" on its line (or the next line with anything on it), or without such a
+mark the last line with anything on it, so reasoning before it, and anything written after it, is
+ignored: a reward can be earned only by the answer given.
 
 Parsing refuses rather than guesses: a negation or a hedge (a model writing "not north" or
 "maybe west" has not named a set), "north and west" outside the table's own phrases (one
@@ -128,8 +130,17 @@ def answer_part(text: str) -> str:
     return text[marks[-1].end():] if marks else text
 
 
+def answer_line(text: str) -> str:
+    """The final answer line: what follows the last "Answer:" on its line (the next line that has
+    anything, when nothing does), or without such a mark the text's last line that has anything.
+    A relation or a Yes written anywhere else, before or after, is not read."""
+    marks = list(ANSWER_MARK.finditer(text))
+    lines = [line for line in (text[marks[-1].end():] if marks else text).splitlines() if line.strip()]
+    return (lines[0] if marks else lines[-1]) if lines else ""
+
+
 def parse_relations(text: str) -> ParsedAnswer:
-    words = tokens(answer_part(text))
+    words = tokens(answer_line(text))
     refused = _refusal(words, negations=True)
     if refused:
         return ParsedAnswer(problem=refused)
@@ -142,7 +153,7 @@ def parse_relations(text: str) -> ParsedAnswer:
 
 
 def parse_yes_no(text: str) -> ParsedAnswer:
-    words = tokens(answer_part(text))
+    words = tokens(answer_line(text))
     refused = _refusal(words, negations=False)  # "No, it can't." is a plain No
     if refused:
         return ParsedAnswer(problem=refused)
@@ -199,14 +210,14 @@ def _argument(text: str) -> str:
 def parse_named(text: str, names: Mapping[str, str], arguments: Sequence[str] | None = None) -> ParsedAnswer:
     """The codes an answer names by `names` (name -> code, in the codes' order), the converse of
     one written with `arguments` the other way round (module docstring)."""
-    words = tokens(answer_part(text))
+    words = tokens(answer_line(text))
     refused = _refusal(words, negations=True)
     if refused:
         return ParsedAnswer(problem=refused)
     by_name = {name.lower(): name for name in names}
     asked = tuple(map(_argument, arguments)) if arguments else None
     named = set()
-    for match in _name_pattern(tuple(names)).finditer(answer_part(text)):
+    for match in _name_pattern(tuple(names)).finditer(answer_line(text)):
         name = by_name[match.group(1).lower()]
         if match.group(1) != name and len(name) < 3:
             continue  # "po", "n": a short name counts only as written
