@@ -161,7 +161,7 @@ def vision_rows(scene: Scene, items: Sequence[Item], images: Mapping[str, bytes]
         name = IMAGE_OF_VIEW[item.view]
         if labels[name] is not None and not set(item.query.pair) - {ROOM} <= set(labels[name].values()):
             continue  # the view hides a queried object: no image+story question about it in this view
-        renamed = {"config": config, "id": f"{item.room_id}-{config}-{item.setting}-{item.view}-{item.question_type}"}
+        renamed = {"config": config, "id": item.id.replace(f"-{item.config}-", f"-{config}-", 1)}
         asked[name].append(VisionItem(**{**init_fields(item), **renamed}, modality="image+story", pair=None,
                                       image_name=name, camera=door[0] if name == "south_door" else None))
     for view, name in IMAGE_OF_VIEW.items() if pairs else ():

@@ -78,24 +78,24 @@ from pipeline.evaluate.sample import Sample, sample_ids
 from pipeline.evaluate.stats import Rate, rate
 from pipeline.spatial.facts import Fact, facts_held
 from pipeline.spatial.ladder import BOUNDED, Bounded
-from pipeline.spatial.relations import DIRECTIONS
+from pipeline.spatial.relations import DIRECTIONS, REGIONS
 from pipeline.text.prompts import MAP_QUESTION, PLAN_QUESTION
 
 SCORE_COLUMNS = ("id", "room_id", "config", "setting", "view", "question_type", "answer", "answer_set", "candidate",
                  "options", "n", "m", "d", "hops", "answer_set_size", "modality", "pair", "story_view", "frame_changes",
                  "frame_angle", "naming", "option_codes", "arguments", "shape_kind", "level", "bounded", "room_type",
-                 "tightness", "path_decides", "layout_decides")
+                 "tightness", "path_decides", "layout_decides", "form")
 BREAKDOWNS = ("setting", "view", "modality", "story_view", "frame_changes", "frame_angle", "naming", "shape_kind",
-              "level", "n", "m", "d", "hops", "answer_set_size", "room_type", "tightness", "path_decides",
+              "form", "level", "n", "m", "d", "hops", "answer_set_size", "room_type", "tightness", "path_decides",
               "layout_decides")
 TIGHTNESS_BIN = 0.1  # tightness (the mean share of its domain a story's facts exclude) is broken down in bins this wide
 MAP_COLUMNS = ("facts",)  # read besides SCORE_COLUMNS for a configuration of map questions
 PLAN_COLUMNS = ("plan",)  # ... and for one of plan questions (pipeline.text.object_tasks): the gold steps
 SCORED, UNPARSEABLE, NO_ANSWER, TRUNCATED = range(4)
 EXAMPLES = 5  # unparseable answers quoted per system in the JSON report
-# The calculi an FR answer set draws from, each its own labels: the nine directions, the eight RCC-8 relations,
-# the shapes kind's distance classes.
-CALCULI = (DIRECTIONS, tuple(entry["code"] for entry in data_json("rcc8.json")["codes"]),
+# The calculi an FR answer set draws from, each its own labels: the nine directions, the nine regions (a hard
+# story's regions form), the eight RCC-8 relations, the shapes kind's distance classes.
+CALCULI = (DIRECTIONS, REGIONS, tuple(entry["code"] for entry in data_json("rcc8.json")["codes"]),
            tuple(entry["code"] for entry in data_json("coordinates.json")["distances"]))
 BIT = {code: 1 << k for k, code in enumerate(code for codes in CALCULI for code in codes)}
 
@@ -136,6 +136,7 @@ class ScoreRow:
     tightness: float | None = None  # pipeline.spatial.difficulty.tightness; 0 where the story states no facts
     path_decides: bool | None = None  # the reasoning path's last composed set is the answer set
     layout_decides: bool | None = None  # the asked objects' region facts alone give the answer set
+    form: str | None = None  # what a question asks (pipeline.text.items.FORMS); None: an older build
 
     @property
     def names(self) -> dict[str, str] | None:
@@ -211,6 +212,7 @@ def read_score_rows(rows: BenchmarkRows, configs: Sequence[str], progress: bool 
                 level = columns.get("level", absent)
                 room_type, tightness = columns.get("room_type", absent), columns.get("tightness", absent)
                 path_decides, layout_decides = columns.get("path_decides", absent), columns.get("layout_decides", absent)
+                form = columns.get("form", absent)
                 bounded = ([_bounded(*held) for held in zip(columns["bounded"], level)] if "bounded" in columns
                            else absent)
                 for k in range(table.num_rows):
@@ -226,7 +228,8 @@ def read_score_rows(rows: BenchmarkRows, configs: Sequence[str], progress: bool 
                         option_codes=codes[k] and tuple(map(sys.intern, codes[k])),
                         arguments=arguments[k] and tuple(arguments[k]), shape_kind=shape_kind[k], plan=plans[k],
                         level=level[k], bounded=bounded[k], room_type=room_type[k] and sys.intern(room_type[k]),
-                        tightness=tightness[k], path_decides=path_decides[k], layout_decides=layout_decides[k]))
+                        tightness=tightness[k], path_decides=path_decides[k], layout_decides=layout_decides[k],
+                        form=form[k] and sys.intern(form[k])))
                 bar.update()
     return out
 

@@ -64,8 +64,8 @@ def answer_set(facts: Iterable[Fact], variables: Sequence[str], query: tuple[str
 Constraint = tuple[str, str, str | None]  # a fact as a plain tuple: cheap to hash and compare
 
 
-def _checked(fact_sets: Sequence[tuple[Fact, ...]], variables: tuple[str, ...], query: tuple[str, str],
-             d: int) -> list[frozenset[Constraint]]:
+def _checked(fact_sets: Sequence[tuple[Fact, ...]], variables: tuple[str, ...],
+             query: tuple[str, str | None] | None, d: int) -> list[frozenset[Constraint]]:
     """The fact sets validated, as constraints: each pair stated from the subject that sorts first
     (a pair stated either way is one constraint). A fact several sets hold (a story's settings
     share theirs) is validated and converted once."""
@@ -169,6 +169,8 @@ def forget_answers() -> None:
     _propagated.cache_clear()
     _closure.cache_clear()
     _refutation_effort.cache_clear()
+    _holding.cache_clear()
+    _propagated_holding.cache_clear()
     _axis_network.cache_clear()
     _axis_answer.cache_clear()
 
@@ -178,15 +180,17 @@ def _coupled(constraints: frozenset[Constraint]) -> bool:
     return any(relation == "TPP" or relation in _DISTANCES for _, relation, _ in constraints)
 
 
-def _validate(facts: tuple[Fact, ...], variables: tuple[str, ...], query: tuple[str, str], d: int) -> None:
+def _validate(facts: tuple[Fact, ...], variables: tuple[str, ...], query: tuple[str, str | None] | None,
+              d: int) -> None:
     check_grid_size(d)
     if len(set(variables)) != len(variables):
         raise RoomspaceError(f"variables {variables} name an object twice")
     known = set(variables)
-    if len(query) != 2 or not set(query) <= known:
-        raise RoomspaceError(f"query {query} must name two of the variables {variables}")
-    if query[0] == query[1]:
-        raise RoomspaceError(f"query {query} relates {query[0]!r} to itself")
+    if query is not None:  # a pair, or (object, None): one object's place in the room
+        if len(query) != 2 or not {name for name in query if name is not None} <= known or query[0] is None:
+            raise RoomspaceError(f"query {query} must name two of the variables {variables}, or one and None")
+        if query[0] == query[1]:
+            raise RoomspaceError(f"query {query} relates {query[0]!r} to itself")
     for fact in facts:
         binary = is_binary(fact.relation)  # raises on an unknown code
         if fact.subject not in known:
@@ -286,7 +290,7 @@ def _propagated(facts: frozenset[Constraint], variables: tuple[str, ...], query:
         return frozenset()
     domains, arcs, closed = closure
     atoms, related = _atom_tables(d), _relation_atoms(closed, q0, qn, d)
-    held = frozenset(code for code in held - known if any(related >> x & 1 for x in atoms.of_direction[code]))
+    held = frozenset(code for code in held - known if any(related >> x & 1 for x in atoms.of_code[code]))
     return known | _query_survivors(held, list(domains), arcs, _links(arcs, len(domains)), q0, qn, d)
 
 
@@ -313,11 +317,12 @@ def _closure(facts: frozenset[Constraint], variables: tuple[str, ...], d: int
     return None if closed is None else (tuple(domains), arcs, closed)
 
 
-def refutation_effort(facts: Iterable[Fact], variables: Sequence[str], query: tuple[str, str], refuted: Iterable[str],
-                      d: int) -> int:
+def refutation_effort(facts: Iterable[Fact], variables: Sequence[str], query: tuple[str, str | None],
+                      refuted: Iterable[str], d: int) -> int:
     """R3's search effort: the branch decisions (values tried) of the checker's search, over cells
     from the arc-consistent network, that shows no solution puts query[0] in any of the `refuted`
-    directions relative to query[1]. 0 when propagation alone refutes them (or there are none);
+    relations to query[1] (directions or distance classes), or, query[1] None, in any of the
+    `refuted` regions or wall relations. 0 when propagation alone refutes them (or there are none);
     a RoomspaceError when one of them has a solution."""
     variables = tuple(variables)
     (constraints,) = _checked([tuple(facts)], variables, query, d)
@@ -325,22 +330,109 @@ def refutation_effort(facts: Iterable[Fact], variables: Sequence[str], query: tu
 
 
 @lru_cache(maxsize=1024)
-def _refutation_effort(facts: frozenset[Constraint], variables: tuple[str, ...], query: tuple[str, str],
+def _refutation_effort(facts: frozenset[Constraint], variables: tuple[str, ...], query: tuple[str, str | None],
                        refuted: frozenset[str], d: int) -> int:
     if not refuted:
         return 0
-    unary, binary, ((q0, qn),) = _network(facts, variables, (query,))
+    unary, binary, _ = _network(facts, variables, ())
     network = _story_network(unary, binary, d)
     if network is None:
         return 0
-    domains, arcs, links = network
-    query_links = _query_links(links, arcs, q0, qn, refuted, d)
-    if not _query_propagated(domains, query_links, q0, qn):
+    index = {name: k for k, name in enumerate(variables)}
+    claimed = _with_claim(*network, index[query[0]], query[1] and index[query[1]], refuted, d)
+    if claimed is None:
         return 0
     tried = [0]
-    if _search(domains, query_links, tried) is not None:
-        raise RoomspaceError(f"{query[0]} may be {sorted(refuted)} of {query[1]}: not refuted")
+    if _search(*claimed, tried) is not None:
+        raise RoomspaceError(f"{query[0]} may be {sorted(refuted)} of {query[1] or 'the room'}: not refuted")
     return tried[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Claims: one fact more than a story states, about one object (a region or wall relation) or a
+# pair (a direction or distance class). Whether a story and a claim can hold together is what a
+# whole-story question asks (docs/semantics.md section 22).
+
+
+def holding(facts: Iterable[Fact], variables: Sequence[str], claims: Sequence[Fact], d: int) -> tuple[bool, ...]:
+    """Exact: for each claim, whether it and every fact can hold together on the d x d grid. A
+    solution found for one claim settles every other claim it satisfies, so only the claims that
+    cannot hold need a search of their own."""
+    variables = tuple(variables)
+    story, *claimed = _checked([tuple(facts), *((claim,) for claim in claims)], variables, None, d)
+    return _holding(story, variables, tuple(constraint for (constraint,) in claimed), d)
+
+
+def propagated_holding(facts: Iterable[Fact], variables: Sequence[str], claims: Sequence[Fact],
+                       d: int) -> tuple[bool, ...]:
+    """R2 of each claim: whether it survives the story's closure (`_closure`, as `propagated_answer`
+    makes it): a pair's claim must be one of the atoms the closure leaves the pair, and arc
+    consistency over cells with the claim added must not wipe out. Holds `holding`'s every True."""
+    variables = tuple(variables)
+    story, *claimed = _checked([tuple(facts), *((claim,) for claim in claims)], variables, None, d)
+    return _propagated_holding(story, variables, tuple(constraint for (constraint,) in claimed), d)
+
+
+@lru_cache(maxsize=256)
+def _holding(facts: frozenset[Constraint], variables: tuple[str, ...], claims: tuple[Constraint, ...],
+             d: int) -> tuple[bool, ...]:
+    unary, binary, _ = _network(facts, variables, ())
+    network = _story_network(unary, binary, d)
+    if network is None:
+        return (False,) * len(claims)
+    ends = _claim_ends(claims, variables)
+    held: list[bool | None] = [None] * len(claims)
+    for k, (a, b, code) in enumerate(ends):
+        if held[k] is None:
+            claimed = _with_claim(*network, a, b, frozenset((code,)), d)
+            solution = None if claimed is None else _search(*claimed)
+            if solution is None:
+                held[k] = False
+                continue
+            for other, (p, q, other_code) in enumerate(ends):
+                if held[other] is None and _satisfied(solution, p, q, other_code, d):
+                    held[other] = True
+    return tuple(held)
+
+
+@lru_cache(maxsize=256)
+def _propagated_holding(facts: frozenset[Constraint], variables: tuple[str, ...], claims: tuple[Constraint, ...],
+                        d: int) -> tuple[bool, ...]:
+    closure = _closure(facts, variables, d)
+    if closure is None:
+        return (False,) * len(claims)
+    domains, arcs, closed = closure
+    links, of_code = _links(arcs, len(domains)), _atom_tables(d).of_code
+    return tuple((b is None or any(_relation_atoms(closed, a, b, d) >> x & 1 for x in of_code[code]))
+                 and _with_claim(list(domains), arcs, links, a, b, frozenset((code,)), d) is not None
+                 for a, b, code in _claim_ends(claims, variables))
+
+
+def _claim_ends(claims: Sequence[Constraint], variables: tuple[str, ...]) -> list[tuple[int, int | None, str]]:
+    """Each claim as (subject's position, object's position or None, code)."""
+    index = {name: k for k, name in enumerate(variables)}
+    return [(index[subject], None if obj is None else index[obj], code) for subject, code, obj in claims]
+
+
+def _with_claim(domains: Sequence[int], arcs: dict[Arc, _Relation], links: Links, a: int, b: int | None,
+                codes: frozenset[str], d: int) -> tuple[list[int], Links] | None:
+    """Arc consistent domains below `domains` with "a is one of the `codes` (of b)" added, and the
+    links that hold it; None on a wipe-out."""
+    trial = list(domains)
+    if b is None:
+        unary = _joint_tables(d).unary
+        trial[a] &= reduce(or_, (unary[code] for code in codes), 0)
+        return (trial, links) if trial[a] and _propagate(trial, links, (a,)) else None
+    query_links = _query_links(links, arcs, a, b, codes, d)
+    return (trial, query_links) if _query_propagated(trial, query_links, a, b) else None
+
+
+def _satisfied(solution: Sequence[int], a: int, b: int | None, code: str, d: int) -> bool:
+    """Whether a solution (a variable left several values is unconstrained: any of them will do)
+    has a claim hold."""
+    if b is None:
+        return bool(solution[a] & _joint_tables(d).unary[code])
+    return bool(_cell_relation(code, d).image(solution[a]) & solution[b])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -562,7 +654,7 @@ class _AtomTables:
     codes: tuple[frozenset[str], ...]  # per atom: its direction and distance codes
     converse: tuple[int, ...]  # per atom: the atom of the pair the other way round
     compose: tuple[_Relation, ...]  # per atom x: rows[y] = the atoms z of (a, c) where x holds of (a, b), y of (b, c)
-    of_direction: dict[str, tuple[int, ...]]  # per direction: its atoms
+    of_code: dict[str, tuple[int, ...]]  # per direction and distance class: its atoms
     every: int  # the bitset of all atoms
 
 
@@ -585,7 +677,7 @@ def _atom_tables(d: int) -> _AtomTables:
         converse=tuple(atom[(converse(key[0]), *key[1:])] for key in kinds),
         compose=tuple(_Relation(_bits(np.flatnonzero(composed[x, y]).tolist()) for y in range(len(kinds)))
                       for x in range(len(kinds))),
-        of_direction={code: tuple(x for x, key in enumerate(kinds) if key[0] == code) for code in DIRECTIONS},
+        of_code={code: tuple(x for x, key in enumerate(kinds) if code in key) for code in BINARY_CODES},
         every=_bits(range(len(kinds))),
     )
 

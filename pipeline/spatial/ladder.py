@@ -15,6 +15,11 @@ asked pair always hold the exact answer set, and each holds the next one's.
 
 A question's level is the least k whose R_k answers it exactly: 0 when the asked objects' own
 facts give the answer set, 3 when only search does.
+
+A whole-story question asks which claims of one kind (an object's regions, its wall relation, a
+pair's distance class on one scale) can hold together with the story (`claim_rung`): R0 solves the
+asked objects' own facts with each claim exactly, R1 is R0 (a chain composes directions, not places
+or distances), R2 keeps a claim that survives the story's closure (`checker.propagated_holding`).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pipeline.spatial.checker import answer_set, propagated_answer, refutation_effort
+from pipeline.spatial.checker import answer_set, holding, propagated_answer, propagated_holding, refutation_effort
 from pipeline.spatial.facts import Fact
 from pipeline.spatial.reasoning import PathStep, reasoning_path
 from pipeline.spatial.relations import DIRECTIONS, in_canonical_order
@@ -87,3 +92,25 @@ def rung(facts: Sequence[Fact], query: tuple[str, str], exact: Sequence[str], d:
     level = next((k for k, held in enumerate((stated, chain, local)) if held == exact), len(BOUNDED))
     tried = refutation_effort(facts, variables, query, local - exact, d) if effort and level == len(BOUNDED) else 0
     return Rung(Bounded(*(in_canonical_order(held) for held in (stated, chain, local))), level, tried)
+
+
+def claim_rung(facts: Sequence[Fact], subject: str, obj: str | None, codes: Sequence[str], exact: Sequence[str],
+               d: int) -> Rung:
+    """The bounded reasoners' answers to a whole-story question: which of `codes` (one kind of
+    relation of `subject`, to `obj` or, None, in the room) can hold together with the story, the
+    exact ones being `exact`; its level and search effort, as `rung` gives a pair question's."""
+    query = (subject, obj)
+    own = [fact for fact in facts if fact.subject in query and (fact.object is None or fact.object in query)]
+    claims = [Fact(subject, code, obj) for code in codes]
+    stated = _held(codes, holding(own, story_variables(own, (subject, obj or subject)), claims, d))
+    variables = story_variables(facts, (subject, obj or subject))
+    local = stated if stated == frozenset(exact) else _held(codes, propagated_holding(facts, variables, claims, d))
+    exact = frozenset(exact)
+    level = next((k for k, held in enumerate((stated, stated, local)) if held == exact), len(BOUNDED))
+    tried = refutation_effort(facts, variables, query, local - exact, d) if level == len(BOUNDED) else 0
+    return Rung(Bounded(*(tuple(code for code in codes if code in held) for held in (stated, stated, local))),
+                level, tried)
+
+
+def _held(codes: Sequence[str], held: Sequence[bool]) -> frozenset[str]:
+    return frozenset(code for code, kept in zip(codes, held) if kept)

@@ -170,6 +170,12 @@ def distance_scale(code: str) -> str:
     return entry["scale"]
 
 
+def alike(code: str) -> tuple[str, ...]:
+    """The codes of a code's kind, and scale for a distance: the relations one question chooses among."""
+    of_kind = _codes(kind(code))
+    return of_kind if kind(code) != "distance" else tuple(c for c in of_kind if distance_scale(c) == distance_scale(code))
+
+
 def holds(code: str, d: int, cell_a: Cell, cell_b: Cell | None = None) -> bool:
     """Whether the fact "A is <code> (of B)" is true of these cells: the one semantics of a fact."""
     match kind(code):

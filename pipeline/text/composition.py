@@ -58,7 +58,6 @@ class CompositionItem(Item):
 
     naming: str  # eponymous (the calculus's codes) or anonymous (invented names), NAMINGS
     premises: tuple[str, ...]  # the stated relations' codes: (R1, R2) of a composition, (R,) of a neighbourhood
-    option_codes: tuple[str, ...]  # the code each option names, in order
     arguments: tuple[str, str]  # the asked pair as the question writes it: (x, z), (x, y), or two outlines
 
     def __post_init__(self) -> None:

@@ -24,27 +24,33 @@ from types import MappingProxyType
 from pipeline.data import data_json
 from pipeline.scene.records import Point, Scene, SceneObject
 from pipeline.seeding import derive_seed
-from pipeline.spatial.checker import Answers, answer_sets_together, answer_sets_within, propagated_answer
+from pipeline.spatial.checker import (Answers, answer_sets_together, answer_sets_within, holding, propagated_answer,
+                                     propagated_holding)
 from pipeline.spatial.difficulty import layout_decides, tightness
 from pipeline.spatial.facts import (HARD_SETTINGS, SETTINGS, Fact, RasterFacts, described_pairs, hard_story_facts, hops,
                                    raster_facts, story_facts)
 from pipeline.spatial.grid import Raster, rasterise
-from pipeline.spatial.ladder import Bounded, rung, story_variables
+from pipeline.spatial.ladder import Bounded, claim_rung, rung, story_variables
 from pipeline.spatial.reasoning import PathStep, reasoning_path
-from pipeline.spatial.relations import DIRECTIONS, VIEWS, converse, direction, direction_of_points, relation_words
+from pipeline.spatial.relations import (DIRECTIONS, DISTANCE_SCALES, DISTANCES, REGIONS, VIEWS, WALL_CONTACT, converse,
+                                        direction, direction_of_points, distance, distance_scale, holds, relation_words)
 from pipeline.spatial.topology import RCC8, ROOM, neighbours, rcc8_converse, snapped_footprint, topology_facts
 from pipeline.text.balance import UNIFORM, fr_question, type_prior, yn_question
 from pipeline.text.configs import Config
 from pipeline.text.kinds import Room
 from pipeline.text.prompts import DEFAULT_STYLE, RCC8_SETTING, prompt_text
-from pipeline.text.stories import Teller, sentences, text_seed, written_path
+from pipeline.text.stories import Sentences, Teller, sentences, text_seed, written_path
 from pipeline.text.words import Phrases, Wording, object_names, type_words
 
 QUESTION_TYPES = ("FR", "YN")
+# What a question asks: a pair's direction; or, of a hard story (docs/semantics.md section 22), where one
+# object could stand (FR over the nine regions), or whether one claim more can hold with every fact (YN).
+RELATION_FORM, REGIONS_FORM, CONSISTENCY_FORM = FORMS = ("relation", "regions", "consistency")
 Askable = dict[str, dict[tuple[str, str], frozenset[str]]]  # per setting, each pair a question may ask: its answer set
 ITEM_SETTINGS = (*SETTINGS, RCC8_SETTING)
 ROWS_PER_ROOM = len(SETTINGS) * len(VIEWS) * len(QUESTION_TYPES) + len(VIEWS)  # rcc8 asks YN only: 34
 LABELS = {view: tuple(relation_words(code, view, "label") for code in DIRECTIONS) for view in VIEWS}  # FR options
+REGION_LABELS = {view: tuple(relation_words(code, view, "label") for code in REGIONS) for view in VIEWS}  # regions form
 YES_NO: tuple[str, str] = tuple(data_json("templates.json")["yes_no"])  # YN options, one tuple: converted once
 
 
@@ -113,6 +119,9 @@ class Item:
     level: int | None
     search_effort: int  # the values the checker's search tries to refute what R2 leaves open (0 below level 3)
     bounded: Bounded  # what R0, R1 and R2 leave open, in the row's frame (all (): no story facts)
+    # What the question asks (FORMS): a pair's relation, or a hard story's whole-story forms (section 22).
+    form: str = field(default="relation", kw_only=True)
+    option_codes: tuple[str, ...] = field(default=(), kw_only=True)  # the code each option names; (): directions
     # The self-contained prompt (pipeline.text.prompts), made from the fields above: a copy with
     # another story (a twin) or another modality (a vision row) gets its own.
     prompt: str = field(init=False)
@@ -121,9 +130,15 @@ class Item:
         object.__setattr__(self, "prompt", prompt_text(
             DEFAULT_STYLE, story=self.story, question=self.question, options=self.options,
             question_type=self.question_type, setting=self.setting, view=self.view, d=self.d,
-            relations=(fact.relation for fact in self.facts), modality=getattr(self, "modality", None),
+            relations=chain((fact.relation for fact in self.facts), self.asked_codes), modality=getattr(self, "modality", None),
             story_view=getattr(self, "story_view", None), moved=getattr(self, "frame_changes", 0) > 0,
             image_name=getattr(self, "image_name", None)))
+
+    @property
+    def asked_codes(self) -> tuple[str, ...]:
+        """The relations a whole-story question names beyond its story's (its options, or its claim):
+        the prompt defines them too."""
+        return self.option_codes if self.form == REGIONS_FORM else (self.candidate,) if self.form == CONSISTENCY_FORM else ()
 
 
 # The reasoning fields of a question with no story facts to reason from (an rcc8 question, whose
@@ -449,6 +464,99 @@ def _hard_askable(config: Config, choice: Choice, facts: Mapping[str, tuple[Fact
     return askable, offered
 
 
+ClaimKey = tuple[str, str | None, tuple[str, ...]]  # (subject, object or None: in the room, the kind's codes)
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """What a whole-story question may ask of one object or pair: its kind's codes that can hold with
+    the story (exact), and those R2 leaves open (a strict superset: only search tells them apart)."""
+
+    exact: frozenset[str]
+    local: frozenset[str]
+
+
+def _whole_story_askable(config: Config, choice: Choice, facts: Mapping[str, tuple[Fact, ...]]
+                         ) -> dict[str, dict[ClaimKey, Claimed]]:
+    """What a hard configuration's whole-story questions may ask, per hard setting: each object's
+    regions and wall relation, and the distance class on the setting's scale of each pair no described
+    pair states, with what can hold and what R2 (`propagated_holding`) leaves open."""
+    names, described = choice.names, described_pairs(config.n, config.m)
+    undescribed = [(names[a], names[b]) for a, b in combinations(range(config.n), 2) if (a, b) not in described]
+    askable: dict[str, dict[ClaimKey, Claimed]] = {}
+    for setting, scale in zip(HARD_SETTINGS, DISTANCE_SCALES):
+        told = facts[setting]
+        variables = story_variables(told, undescribed[0])
+        keys = [*((name, None, REGIONS) for name in names), *((name, None, WALL_CONTACT) for name in names),
+                *((a, b, tuple(c for c in DISTANCES if distance_scale(c) == scale)) for a, b in undescribed)]
+        claims = [Fact(subject, code, obj) for subject, obj, codes in keys for code in codes]
+        local = dict(zip(claims, propagated_holding(told, variables, claims, config.d)))
+        left = [claim for claim in claims if local[claim]]  # what R2 rules out, nothing holds
+        exact = dict(zip(left, holding(told, variables, left, config.d)))
+        askable[setting] = {}
+        for key in keys:
+            subject, obj, codes = key
+            held = [Fact(subject, code, obj) for code in codes]
+            claimed = Claimed(frozenset(c.relation for c in held if exact.get(c, False)),
+                              frozenset(c.relation for c in held if local[c]))
+            if claimed.exact:
+                askable[setting][key] = claimed
+    return askable
+
+
+def _whole_story_items(scene: Scene, config: Config, choice: Choice, raster: Raster, setting: str, view: str,
+                       facts: tuple[Fact, ...], said: Sentences, shared: Mapping, claimed: Mapping[ClaimKey, Claimed]
+                       ) -> list[Item]:
+    """A hard setting's whole-story questions in one view (docs/semantics.md section 22): where an
+    object could stand (FR over the nine regions), drawn uniformly among the objects whose regions
+    only search gives, and whether one claim more can hold together with the story (YN), drawn as
+    balanced YN questions are among the claims R2 leaves open: a No is one only search finds."""
+    if not claimed:
+        return []  # R2 decides every claim of the setting: nothing only search answers
+    room_id, names, d = scene.room_id, choice.names, config.d
+    position = {name: k for k, name in enumerate(names)}
+    draw = Random(derive_seed(room_id, config.name, setting, view, "whole story"))
+    seed = text_seed(room_id, config.paper.name, setting, view)
+    prefix = f"{room_id}-{config.name}-{setting}-{view}"
+    regions = {key: held.exact for key, held in claimed.items() if key[2] == REGIONS and held.exact != held.local}
+    scale_codes = next((key[2] for key in claimed if key[1] is not None), ())
+    consistency = yn_question({key: held.exact for key, held in claimed.items()},
+                              REGIONS + WALL_CONTACT + scale_codes, draw,
+                              offered={key: held.local for key, held in claimed.items()})
+    asked = []
+    if regions:
+        asked.append((fr_question(regions, draw, UNIFORM).pair, None))
+    if not consistency.fallback:
+        asked.append((consistency.pair, consistency.candidate))
+
+    items = []
+    for (subject, obj, codes), candidate in asked:
+        a = position[subject]
+        if obj is None:
+            truth, query, hop = next(c for c in codes if holds(c, d, raster.cells[a])), Query(subject, ROOM), 0
+        else:
+            b = position[obj]
+            truth = distance(raster.cells[a], raster.cells[b], d, distance_scale(codes[0]))
+            query, hop = Query(subject, obj), hops(config.n, described_pairs(config.n, config.m), (a, b))
+        answer = tuple(code for code in codes if code in claimed[subject, obj, codes].exact)
+        found = claim_rung(facts, subject, obj, codes, answer, d)
+        story, question = choice.teller.whole_story(scene.room_type, scene.side, said, choice.order, view, subject,
+                                                    candidate, obj, seed)
+        fields = dict(
+            shared, setting=setting, view=view, facts=facts, story=story, query=query, hops=hop,
+            true_relation=truth, continuous_relation=truth, answer_set=answer, answer_set_size=len(answer),
+            path=(), path_text="", path_decides=False, tightness=round(tightness(facts, d), 6),
+            layout_decides=False, level=found.level, search_effort=found.effort, bounded=found.bounded)
+        if candidate is None:
+            items.append(Item(**fields, id=f"{prefix}-{REGIONS_FORM}-FR", question_type="FR", question=question,
+                              options=REGION_LABELS[view], answer=fr_answer(answer, view), candidate=None,
+                              form=REGIONS_FORM, option_codes=REGIONS))
+        else:
+            items.append(yn_row(Item, dict(fields, form=CONSISTENCY_FORM), f"{prefix}-{CONSISTENCY_FORM}", question,
+                                candidate))
+    return items
+
+
 def _balanced_items(scene: Scene, config: Config, choice: Choice, raster: Raster, objects: tuple[StoryObject, ...],
                     room_facts: RasterFacts, topology: tuple[Fact, ...],
                     known: Callable[[tuple[int, int]], Answers]) -> tuple[Item, ...]:
@@ -462,6 +570,7 @@ def _balanced_items(scene: Scene, config: Config, choice: Choice, raster: Raster
     facts, _, shared = _told(scene, config, choice, objects, room_facts, topology)
     if config.hard:
         (askable, offered), settings = _hard_askable(config, choice, facts), HARD_SETTINGS
+        claimed = _whole_story_askable(config, choice, facts)
     else:
         askable, offered, settings = _askable(config, choice, facts, topology, known), None, SETTINGS
     position = {name_: k for k, name_ in enumerate(names)}
@@ -471,7 +580,7 @@ def _balanced_items(scene: Scene, config: Config, choice: Choice, raster: Raster
     def about(setting: str, pair: tuple[str, str]) -> dict:
         """The fields a question about `pair` in `setting` has of its own."""
         a, b = position[pair[0]], position[pair[1]]
-        answer = tuple(code for code in DIRECTIONS if code in answer_sets[pair])
+        answer = tuple(code for code in DIRECTIONS if code in askable[setting][pair])
         links = tuple(fact for fact in facts[setting] if fact.relation in DIRECTIONS)
         if (links, pair) not in paths:
             paths[links, pair] = reasoning_path(links, *pair)
@@ -487,30 +596,38 @@ def _balanced_items(scene: Scene, config: Config, choice: Choice, raster: Raster
             **ladder_fields(facts[setting], pair, answer, config.d, path),
         )
 
+    def asked_pairs(setting: str, view: str, said: Sentences, weights) -> list[Item]:
+        """The setting's FR and YN pair questions in one view."""
+        answer_sets = askable[setting]
+        draw = Random(derive_seed(room_id, name, setting, view))
+        fr = fr_question(answer_sets, draw, weights)
+        yn = yn_question(answer_sets, DIRECTIONS, draw, weights, offered=offered and offered[setting])
+        seed = text_seed(room_id, told, setting, view)
+        # The story comes first from its seed: both tellings tell the paper's story, then each its question.
+        fr_texts = teller.setting(scene.room_type, scene.side, said, order, view, fr.pair, (yn.candidate,), seed)
+        yn_texts = teller.setting(scene.room_type, scene.side, said, order, view, yn.pair, (yn.candidate,), seed)
+        prefix = f"{room_id}-{name}-{setting}-{view}"
+        asked = [(fr.pair, lambda fields: fr_row(Item, fields, prefix, fr_texts.fr_question))]
+        if not yn.fallback:  # else every askable pair's answer is all nine: any YN question would be Yes
+            asked.append((yn.pair, lambda fields: yn_row(Item, fields, prefix, yn_texts.yn_question, yn.candidate)))
+        made = []
+        for pair, make in asked:
+            fields = about(setting, pair)
+            path = fields["path"]
+            made.append(make(dict(fields, view=view, story=fr_texts.story,
+                                  path_text=written_path(path, pair[0], teller.wording, view) if path else "")))
+        return made
+
     items = []
     for setting in settings:
-        answer_sets = askable[setting]
-        if not answer_sets:
-            continue  # a hard setting where search answers nothing that R2 does not
         said = sentences(facts[setting], order)
         weights = UNIFORM if config.hard else type_prior().weights(setting, type_of)
         for view in VIEWS:
-            draw = Random(derive_seed(room_id, name, setting, view))
-            fr = fr_question(answer_sets, draw, weights)
-            yn = yn_question(answer_sets, DIRECTIONS, draw, weights, offered=offered and offered[setting])
-            seed = text_seed(room_id, told, setting, view)
-            # The story comes first from its seed: both tellings tell the paper's story, then each its question.
-            fr_texts = teller.setting(scene.room_type, scene.side, said, order, view, fr.pair, (yn.candidate,), seed)
-            yn_texts = teller.setting(scene.room_type, scene.side, said, order, view, yn.pair, (yn.candidate,), seed)
-            prefix = f"{room_id}-{name}-{setting}-{view}"
-            asked = [(fr.pair, lambda fields: fr_row(Item, fields, prefix, fr_texts.fr_question))]
-            if not yn.fallback:  # else every askable pair's answer is all nine: any YN question would be Yes
-                asked.append((yn.pair, lambda fields: yn_row(Item, fields, prefix, yn_texts.yn_question, yn.candidate)))
-            for pair, make in asked:
-                fields = about(setting, pair)
-                path = fields["path"]
-                items.append(make(dict(fields, view=view, story=fr_texts.story,
-                                       path_text=written_path(path, pair[0], teller.wording, view) if path else "")))
+            if askable[setting]:  # a hard setting may have no pair that only search answers
+                items.extend(asked_pairs(setting, view, said, weights))
+            if config.hard:
+                items.extend(_whole_story_items(scene, config, choice, raster, setting, view, facts[setting], said,
+                                                shared, claimed[setting]))
 
     stated = {o.name: o.footprint for o in objects}
     for view in VIEWS if not config.hard else ():

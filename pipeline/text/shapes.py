@@ -55,7 +55,6 @@ class ShapeItem(Item):
 
     shape_kind: str  # circle, rectangle or polygon: the kind of both figures
     figures: tuple[Figure, ...]  # A, then B, as the story states them
-    option_codes: tuple[str, ...]  # the code each option names; () where the options are direction words
     arguments: tuple[str, ...]  # ("A", "B") for a topological question, written R(A, B); () otherwise
 
     def __post_init__(self) -> None:

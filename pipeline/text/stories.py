@@ -122,6 +122,14 @@ class Teller:
         candidate = rng.choice(pool)
         return SettingTexts(text, fr, candidate, self._draw(rng, _questions, "YN", view, query, candidate))
 
+    def whole_story(self, room_type: str, side: float, said: Sentences, order: Sequence[str], view: str,
+                    subject: str, claim: str | None, obj: str | None, seed: int) -> tuple[str, str]:
+        """A whole-story question's story (its setting's, drawn from the same seed) and question: where
+        `subject` could stand (`claim` None), or whether "subject is <claim> (obj)" can hold with the story."""
+        rng = Random(seed)
+        return (self.story(room_type, side, said, order, view, rng),
+                self._draw(rng, _whole_story_questions, view, subject, claim, obj))
+
     def rcc8(self, room_type: str, side: float, footprints: Mapping[str, Sequence[Point]], order: Sequence[str],
              view: str, query: tuple[str, str], candidate: str, seed: int) -> tuple[str, str]:
         """The rcc8 setting's story (every footprint in metres, as snapped) and its YN question."""
@@ -202,6 +210,17 @@ def _questions(wording: Wording, question_type: str, view: str, query: tuple[str
     a, b = (wording.phrases.ref(name) for name in query)
     relation = wording.words(candidate, view, "phrase") if candidate else ""
     return [sentence(t.format(a=a, b=b, relation=relation)) for t in _templates()["question"][question_type][view]]
+
+
+def _whole_story_questions(wording: Wording, view: str, subject: str, claim: str | None,
+                           obj: str | None) -> list[str]:
+    slots = _templates()["whole_story"]
+    a = wording.phrases.ref(subject)
+    if claim is None:
+        return [sentence(t.format(a=a)) for t in slots["regions"][view]]
+    stated = slots["claim"]["one" if obj is None else "two"].format(
+        a=a, relation=wording.words(claim, view, "phrase"), b=obj and wording.phrases.ref(obj))
+    return [sentence(t.format(claim=stated)) for t in slots["consistency"][view]]
 
 
 def _rcc8_frames(wording: Wording, side: float, view: str) -> list[str]:

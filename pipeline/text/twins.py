@@ -27,7 +27,7 @@ from pipeline.spatial.reasoning import PathStep
 from pipeline.spatial.relations import DIRECTIONS, DISTANCES, REGIONS, WALL_CONTACT, kind, relation_words
 from pipeline.spatial.topology import ROOM
 from pipeline.text.configs import Config
-from pipeline.text.items import RCC8_SETTING, Item, Query
+from pipeline.text.items import CONSISTENCY_FORM, RCC8_SETTING, RELATION_FORM, Item, Query
 from pipeline.text.kinds import BASE, KINDS, Room, kind_of
 from pipeline.text.stories import Teller, sentences, text_seed, written_path
 from pipeline.text.words import Phrases, Wording, sentence, type_words
@@ -116,26 +116,34 @@ def _twin_group(group: list[Item]) -> list[Item]:
     config = KIND.config_name(first.config)
     renamed = dict(config=config, facts=facts, objects=objects, story_order=tuple(order),
                    topology=tuple(map(fact, first.topology)))
-    questions: dict[str, str] = {}
-    path_texts = {item.question_type: "" for item in group}
+    questions: dict[str, str] = {}  # per item id
     if first.setting == RCC8_SETTING:
         for item in group:
-            story, questions[item.question_type] = Teller(Wording(phrases)).rcc8(
+            story, questions[item.id] = Teller(Wording(phrases)).rcc8(
                 item.room_type, item.room_side, {o.name: o.footprint for o in objects}, order, item.view,
                 query(item).pair, item.candidate, seed)
     else:
-        # All nine directions are defined, whatever the story states: the questions and the path use them.
-        glossary = words.glossary({f.relation for f in facts} | set(DIRECTIONS), first.view)
+        # All nine directions are defined, whatever the story states: the questions and the path use them; and
+        # so is a whole-story question's claim.
+        claims = {item.candidate for item in group if item.form == CONSISTENCY_FORM}
+        glossary = words.glossary({f.relation for f in facts} | set(DIRECTIONS) | claims, first.view)
         wording = Wording(phrases, words.words, glossary)
         teller, said = Teller(wording), sentences(facts, order)
-        yn = next((i for i in group if i.question_type == "YN"), None)
+        asked = [item for item in group if item.form == RELATION_FORM]
+        yn = next((i for i in asked if i.question_type == "YN"), None)
         if told.balanced:  # both tellings offered the YN candidate alone (an FR question is drawn before it)
             pool = (yn.candidate,) if yn is not None else first.answer_set
             for item in group:
+                if item.form != RELATION_FORM:
+                    story, questions[item.id] = teller.whole_story(
+                        first.room_type, first.room_side, said, order, first.view, query(item).subject,
+                        item.candidate if item.form == CONSISTENCY_FORM else None,
+                        None if item.query.object == ROOM else query(item).object, seed)
+                    continue
                 texts = teller.setting(first.room_type, first.room_side, said, order, first.view, query(item).pair,
                                        pool, seed)
                 story = texts.story
-                questions[item.question_type] = texts.fr_question if item.question_type == "FR" else texts.yn_question
+                questions[item.id] = texts.fr_question if item.question_type == "FR" else texts.yn_question
         else:
             # The YN candidate was drawn from the answer set (a Yes) or its complement (a No); an FR
             # item alone needs none: its story and question are drawn before the candidate.
@@ -147,10 +155,10 @@ def _twin_group(group: list[Item]) -> list[Item]:
             if yn is not None and texts.candidate != yn.candidate:
                 raise RoomspaceError(f"item {yn.id}: its twin drew candidate {texts.candidate}, not {yn.candidate}; "
                                      "stories.Teller.setting no longer draws as it did for this item")
-            story, questions = texts.story, {"FR": texts.fr_question, "YN": texts.yn_question}
-        path_texts = {item.question_type: written_path(path(item), query(item).subject, wording, first.view)
-                      if item.path else "" for item in group}
+            story = texts.story
+            questions = {item.id: texts.fr_question if item.question_type == "FR" else texts.yn_question
+                         for item in group}
     return [dataclasses.replace(
-        item, **renamed, query=query(item), path=path(item), path_text=path_texts[item.question_type],
-        id=f"{item.room_id}-{config}-{item.setting}-{item.view}-{item.question_type}",
-        story=story, question=questions[item.question_type]) for item in group]
+        item, **renamed, query=query(item), path=path(item), story=story, question=questions[item.id],
+        path_text=written_path(path(item), query(item).subject, wording, first.view) if item.path else "",
+        id=item.id.replace(f"-{first.config}-", f"-{config}-", 1)) for item in group]

@@ -8,11 +8,12 @@ from strategies import random_facts, rasters
 from test_checker import checks, story
 
 from pipeline.errors import RoomspaceError
-from pipeline.spatial.checker import answer_set, propagated_answer, refutation_effort
+from pipeline.spatial.checker import answer_set, holding, propagated_answer, propagated_holding, refutation_effort
 from pipeline.spatial.facts import HARD_SETTINGS, SETTINGS, Fact, described_pairs, hard_story_facts, raster_facts
 from pipeline.spatial.grid import GRID_SIZES
-from pipeline.spatial.ladder import chain_answer, rung, stated_answer, story_variables
-from pipeline.spatial.relations import DIRECTIONS
+from pipeline.spatial.ladder import chain_answer, claim_rung, rung, stated_answer, story_variables
+from pipeline.spatial.relations import DIRECTIONS, DISTANCES, REGIONS, WALL_CONTACT
+from pipeline.testing.oracle import oracle_answer_set
 
 
 def assert_nested(facts, names, query, d):
@@ -54,6 +55,39 @@ def test_every_reasoner_holds_the_exact_answer_on_arbitrary_facts(data):
     names = [f"v{k}" for k in range(n)]
     facts = data.draw(random_facts(names, max_facts=2 * n + 2))
     assert_nested(facts, names, (names[0], names[-1]), d)
+
+
+@checks(40)
+@given(data=st.data())
+def test_a_claim_holds_with_a_story_exactly_when_the_oracle_finds_a_layout_for_both(data):
+    d = data.draw(st.sampled_from(GRID_SIZES))
+    n = data.draw(st.integers(3, 4), label="n")
+    names = [f"o{k + 1}" for k in range(n)]
+    if data.draw(st.booleans(), label="hard story"):
+        pairs = described_pairs(n, data.draw(st.integers(n - 1, n * (n - 1) // 2 - 1), label="m"))
+        facts = hard_story_facts(raster_facts(data.draw(rasters(n, d)), names), pairs, n)[HARD_SETTINGS[0]]
+    else:
+        facts = data.draw(random_facts(names, max_facts=2 * n))
+    every = [Fact(a, code, None) for a in names for code in REGIONS + WALL_CONTACT]
+    every += [Fact(a, code, b) for a in names for b in names if a != b for code in DISTANCES]
+    claims = data.draw(st.lists(st.sampled_from(every), min_size=1, max_size=4, unique=True), label="claims")
+    exact, local = holding(facts, names, claims, d), propagated_holding(facts, names, claims, d)
+    for claim, held, kept in zip(claims, exact, local):
+        assert held == bool(oracle_answer_set([*facts, claim], names, (names[0], names[1]), d)), claim
+        assert kept or not held, claim  # R2 never rules out a claim that holds
+        if kept and not held:  # only search refutes it: the search that does raises were there a layout
+            refutation_effort(facts, names, (claim.subject, claim.object), {claim.relation}, d)
+
+
+def test_claim_rung_grades_a_regions_question_by_the_least_reasoner_that_gives_it():
+    # b is far from a on a 9 x 9 grid, a in the centre: b cannot be in the centre, which R0 (no fact of b
+    # alone) cannot see, and arc consistency over cells can
+    facts = [Fact("a", "CR", None), Fact("b", "D2F", "a")]
+    exact = [code for code, held in zip(REGIONS, holding(facts, ["a", "b"], [Fact("b", r, None) for r in REGIONS], 9))
+             if held]
+    found = claim_rung(facts, "b", None, REGIONS, exact, 9)
+    assert "CR" not in exact and found.bounded.stated == REGIONS and found.level == 2
+    assert found.bounded.local == tuple(exact) and found.effort == 0
 
 
 def test_the_asked_objects_own_facts_decide_at_level_0():

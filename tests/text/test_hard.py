@@ -1,5 +1,7 @@
 """The hard configurations: larger stories, every question one only the checker's search answers."""
 
+import dataclasses
+
 import pytest
 from conftest import SCENE_COUNT, SCENE_SEED
 
@@ -7,13 +9,15 @@ from pipeline.cli import main
 from pipeline.dataset.build import BuildPlan
 from pipeline.errors import RoomspaceError
 from pipeline.evaluate.rows import open_rows
+from pipeline.evaluate.score import SCORED, ScoreRow, score_item
 from pipeline.scene.scene_file import load_scene, scene_path
-from pipeline.spatial.checker import answer_set, propagated_answer
-from pipeline.spatial.facts import HARD_SETTINGS, described_pairs
+from pipeline.spatial.checker import answer_set, holding, propagated_answer, propagated_holding
+from pipeline.spatial.facts import HARD_SETTINGS, Fact, described_pairs
 from pipeline.spatial.ladder import story_variables
-from pipeline.spatial.relations import DIRECTIONS
+from pipeline.spatial.relations import DIRECTIONS, REGIONS, alike
+from pipeline.spatial.topology import ROOM
 from pipeline.text.configs import HARD_N, Config, parse_configs
-from pipeline.text.items import RoomItems
+from pipeline.text.items import CONSISTENCY_FORM, REGION_LABELS, REGIONS_FORM, RELATION_FORM, RoomItems
 
 HARD = parse_configs("hard")
 
@@ -33,8 +37,8 @@ def test_hard_configurations_are_named_and_parsed_as_their_family():
         Config(8, 20, 12, hard=True)
 
 
-def test_every_hard_question_is_one_only_search_answers(hard_rows):
-    rows = [row for _, made in hard_rows.values() for row in made]
+def test_every_hard_pair_question_is_one_only_search_answers(hard_rows):
+    rows = [row for _, made in hard_rows.values() for row in made if row.form == RELATION_FORM]
     assert {row.setting for row in rows} == set(HARD_SETTINGS) and {"Yes", "No"} <= {row.answer for row in rows}
     for row in rows:
         variables = story_variables(row.facts, row.query.pair)
@@ -45,6 +49,46 @@ def test_every_hard_question_is_one_only_search_answers(hard_rows):
         if row.question_type == "YN":
             # a Yes is a relation the story allows; a No one only search rules out: R2 answers it wrongly
             assert row.candidate in (exact if row.answer == "Yes" else local - exact)
+
+
+def claims_of(row) -> tuple[str, list[Fact]]:
+    """A whole-story row's claims: the kind's codes it chooses among, each as a fact about its object or pair."""
+    obj = None if row.query.object == ROOM else row.query.object
+    codes = row.option_codes or alike(row.candidate)
+    return obj, [Fact(row.query.subject, code, obj) for code in codes]
+
+
+def test_every_whole_story_question_is_answered_by_the_story_and_its_no_only_by_search(hard_rows):
+    rows = [row for _, made in hard_rows.values() for row in made if row.form != RELATION_FORM]
+    assert {(row.form, row.question_type) for row in rows} == {(REGIONS_FORM, "FR"), (CONSISTENCY_FORM, "YN")}
+    assert {"Yes", "No"} <= {row.answer for row in rows if row.form == CONSISTENCY_FORM}
+    for row in rows:
+        obj, claims = claims_of(row)
+        variables = story_variables(row.facts, (row.query.subject, obj or row.query.subject))
+        exact = {c.relation for c, held in zip(claims, holding(row.facts, variables, claims, row.d)) if held}
+        local = {c.relation for c, held in zip(claims, propagated_holding(row.facts, variables, claims, row.d))
+                 if held}
+        assert set(row.answer_set) == exact and set(row.bounded.local) == local and exact <= local
+        if row.form == REGIONS_FORM:
+            assert row.options == REGION_LABELS[row.view] and row.option_codes == REGIONS
+            assert local > exact and row.level == 3 and row.search_effort >= 2 and row.query.object == ROOM
+        else:
+            assert row.candidate in (exact if row.answer == "Yes" else local - exact)
+        assert row.true_relation in exact  # the room itself is one layout the story allows
+        assert row.id.endswith(f"-{row.form}-{row.question_type}") and "\nOptions: " in row.prompt
+
+
+def test_a_regions_question_is_scored_by_its_region_words(hard_rows):
+    row = next(row for _, made in hard_rows.values() for row in made if row.form == REGIONS_FORM)
+    scored = ScoreRow.of({**dataclasses.asdict(row), "bounded": row.bounded})
+    labels = dict(zip(row.option_codes, row.options))
+    exact = ", ".join(labels[code] for code in row.answer_set)
+    assert score_item(scored, f"I reason...\nAnswer: {exact}").correct[0, 0]
+    # R2's set keeps a region the story excludes: the r2 baseline's answer is not exact
+    r2 = ", ".join(labels[code] for code in row.bounded.local)
+    outcome = score_item(scored, f"Answer: {r2}")
+    assert outcome.status[0, 0] == SCORED and not outcome.correct[0, 0] and 0 < outcome.jaccard[0, 0] < 1
+    assert score_item(scored, "Answer: north-west").status[0, 0] != SCORED  # a direction names no region
 
 
 def test_hard_stories_state_chain_directions_and_every_pairs_distance(hard_rows):
@@ -82,6 +126,8 @@ def test_hard_vision_rows_ask_the_hard_questions_with_their_pictures_and_nothing
     base = {row["id"].replace("n8_m20_d144_hard", "vision_n8_m20_d144_hard"): row
             for row in source.rows(["n8_m20_d144_hard"])}
     vision = list(source.rows(["vision_n8_m20_d144_hard"]))
-    assert vision and all(row["modality"] == "image+story" and row["level"] == 3 for row in vision)
+    # a consistency question's Yes may come from a claim whose kind R2 gets exactly: it needs a layout all the same
+    assert vision and all(row["modality"] == "image+story" for row in vision)
+    assert all(row["level"] == 3 for row in vision if row["form"] != CONSISTENCY_FORM or row["answer"] == "No")
     assert {row["id"] for row in vision} <= set(base)
     assert all(row["answer_set"] == base[row["id"]]["answer_set"] for row in vision)
