@@ -15,7 +15,7 @@ TAG           := $(if $(filter offline,$(RENDERER)),,-$(RENDERER))
 # Python's str hash feeds ProcTHOR's material choice; fixing it keeps scenes byte-identical.
 export PYTHONHASHSEED := 0
 
-.PHONY: setup test test-quick eval-tiny test-tiny test-vlm-harness test-serve blender test-blender roomspace-100 roomspace-1k roomspace-10k scenes-100 bench bench-scale lock clean renders-100
+.PHONY: setup test test-quick eval-tiny test-tiny test-vlm-harness test-train test-serve blender test-blender roomspace-100 roomspace-1k roomspace-10k scenes-100 bench bench-scale lock clean renders-100
 
 setup: $(READY)
 
@@ -138,6 +138,23 @@ $(SERVE_READY): requirements-serve.lock
 test-serve: $(READY) $(SERVE_READY)
 	ROOMSPACE=$(abspath $(BIN))/roomspace $(SERVE)/bin/python -m pytest -q -p no:cacheprovider --confcutdir=tests/serve -m browser \
 		tests/serve/browser_check.py
+
+# RoomSpace as a training environment (issue 44) inside the trainers' own libraries, in an environment of its own:
+# reasoning-gym, reasoning-core, verifiers, TRL and veRL with torch 2.13.0 (the CPU build pip takes from this
+# machine's disk; elsewhere PyPI's), pinned in requirements-train.lock. test-train runs tests/environment/train_check.py:
+# reasoning-gym's score_answer beside roomspace score, verifiers against a loopback model, one GRPO step fed on the
+# fly, veRL's own Parquet and reward loaders. bench/environment.py runs here too (reasoning-core beside it).
+TRAIN       := .venv-train
+TRAIN_READY := $(TRAIN)/.ready
+
+$(TRAIN_READY): requirements-train.lock
+	$(PYTHON) -m venv $(TRAIN)
+	$(TRAIN)/bin/pip install --quiet --disable-pip-version-check -r requirements-train.lock
+	$(TRAIN)/bin/pip install --quiet --disable-pip-version-check --no-deps -e .
+	touch $@
+
+test-train: $(TRAIN_READY)
+	$(TRAIN)/bin/python -m pytest -q -p no:cacheprovider -m train tests/environment/train_check.py
 
 # Blender renders (issue 34), in an environment of its own: bpy needs numpy < 2, roomspace numpy 2. The
 # pinned bpy (requirements-blender.lock, about 950 MB installed) is run as a worker by pipeline/render/blender.py.

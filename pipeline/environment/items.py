@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import tempfile
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from random import Random
@@ -31,6 +31,8 @@ from pipeline.dataset.build import RoomWork
 from pipeline.dataset.rows import items_table, kind_record, records_table
 from pipeline.environment.rungs import Rung
 from pipeline.errors import RoomspaceError
+from pipeline.evaluate.export import prompt_record
+from pipeline.evaluate.reward import roomspace_reward
 from pipeline.render.job import Renderer
 from pipeline.scene.scene_file import scene_path
 from pipeline.scene.scene_folder import ensure_scene
@@ -54,6 +56,24 @@ class EnvironmentItem:
         """What a trainer's record carries beside the prompt: the row's id and place, and the rung."""
         return {"id": self.row["id"], "config": self.rung.config, "room_index": self.row["room_index"],
                 "item_index": self.index, "rung": self.rung.metadata(), "level": self.row.get("level")}
+
+    def record(self) -> dict:
+        """The item as `roomspace export --format prompt` writes a row: its chat messages (`prompt`, with
+        its image for a vision row) and the scoring fields the reward reads."""
+        return prompt_record(self.row)
+
+    def scoring(self) -> dict:
+        """The scoring fields alone: what a trainer keeps beside the prompt to reward a completion."""
+        return {name: value for name, value in self.record().items() if name != "prompt"}
+
+    def reward(self, completion) -> float:
+        return reward_of(self.scoring(), completion)
+
+
+def reward_of(scoring: Mapping, completion) -> float:
+    """A completion's reward, as `roomspace_reward` gives it (pipeline.evaluate.reward): YN right or wrong,
+    FR the Jaccard of the named set, a map its facts held, a plan its mean F1; 0 for an unread answer."""
+    return roomspace_reward(completions=[completion], **{name: [value] for name, value in scoring.items()})[0]
 
 
 class Environment:
@@ -85,12 +105,13 @@ class Environment:
         if not 0 <= index < self.rooms:
             raise RoomspaceError(f"room {index} is outside this environment's pool of rooms 0 .. {self.rooms - 1}")
         room = self._room(index)
-        records = room.rows(rung.kind.name, rung.base)
-        if kind_record(rung.kind) is Item:
-            table = items_table(list(records))
-        else:
-            table = records_table(list(records), rung.config)
-        return tuple(room.shared(("environment rows", rung.config), table.to_pylist))
+
+        def plain() -> tuple[dict, ...]:
+            records = list(room.rows(rung.kind.name, rung.base))
+            table = items_table(records) if kind_record(rung.kind) is Item else records_table(records, rung.config)
+            return tuple(table.to_pylist())
+
+        return room.shared(("environment rows", rung.config), plain)
 
     def item(self, index: int, rung: Rung | str) -> EnvironmentItem:
         """Item `index` of a rung: a pure function of (seed, rooms, rung, index) (module docstring)."""

@@ -41,8 +41,7 @@ def test_items_on_demand_equal_the_builds_rows_for_1000_ids_of_every_kind(every_
             assert asked <= set(ours)
 
 
-def test_item_i_is_a_pure_function_of_seed_pool_rung_and_i(every_kind):
-    built, scenes = every_kind
+def test_item_i_is_a_pure_function_of_seed_pool_rung_and_i(scenes):
     rung = Rung("n3_m2_d81_balanced", level=1)
     first = [item.row for item in Environment(SCENE_SEED, ROOMS, scenes).items(rung, 20)]
     again = Environment(SCENE_SEED, ROOMS, scenes)
@@ -51,13 +50,10 @@ def test_item_i_is_a_pure_function_of_seed_pool_rung_and_i(every_kind):
     assert len({row["id"] for row in first}) > 5
     other = [item.row for item in Environment(SCENE_SEED, ROOMS - 1, scenes).items(rung, 20)]
     assert other != first  # the pool is part of what an item is drawn from
-    built_ids = open_rows(built).ids(["n3_m2_d81_balanced"])
-    assert {row["id"] for row in first} <= built_ids
 
 
 @pytest.mark.slow  # about 10 s: ProcTHOR's first house in this process loads its databases
-def test_scenes_sampled_on_demand_give_the_same_items(every_kind):
-    _, scenes = every_kind
+def test_scenes_sampled_on_demand_give_the_same_items(scenes):
     from_folder = Environment(SCENE_SEED, 2, scenes)
     from_nothing = Environment(SCENE_SEED, 2)  # houses sampled as first needed into a folder of its own
     rung = Rung("agent_n3_m2_d81", frame_changes=2)
@@ -85,7 +81,6 @@ def test_bad_input_is_one_line_naming_what_is_valid(make, message):
     assert "\n" not in str(raised.value)
 
 
-def test_a_rung_no_room_of_the_pool_has_is_an_error_once_the_pool_is_spent(every_kind):
-    _, scenes = every_kind
+def test_a_rung_no_room_of_the_pool_has_is_an_error_once_the_pool_is_spent(scenes):
     with pytest.raises(RoomspaceError, match="no question of n3_m2_d81 \\(setting nowhere\\) in 2 rooms"):
         Environment(SCENE_SEED, 2, scenes).item(0, Rung("n3_m2_d81", setting="nowhere"))
