@@ -3,7 +3,7 @@
 * Browse: the configurations by kind; a configuration's questions filtered by setting, view, question
   type and level, a page at a time (pipeline.serve.catalogue reads only the row groups a page needs);
   a question with its story, picture, options, answer set, reasoning path, the witness grid
-  (pipeline.serve.witness) and the blind baselines' guesses (pipeline.serve.blind).
+  (pipeline.serve.witness) and, once asked for, the blind baselines' guesses (pipeline.serve.blind).
 * Answer: a person answers the seeded sample `run-model --limit N --seed S` asks, shown the model's own
   prompt and picture, each answer appended to `human-NAME.jsonl` in the predictions folder as it is
   given (pipeline.serve.person); the same name resumes.
@@ -143,6 +143,8 @@ def _routes(app, served: Served) -> None:
         row = catalogue.question(config_or_404(config), question)
         if row is None:
             abort(404, f"{config} has no question {question!r}")
+        if request.args.get("blind"):
+            served.blind.fit(config)
         image = row.get("image")
         return render_template("question.html", config=config, row=row, has_image=bool(image and image.get("bytes")),
                                grid=witness_grid(row), guess=served.blind.guess(config, question, row["question_type"]))
@@ -194,6 +196,8 @@ def _routes(app, served: Served) -> None:
         config, question = request.form.get("config", ""), request.form.get("question", "")
         if (config, question) not in session.questions:
             abort(400, f"{question!r} of {config!r} is not a question of {name}'s sample")
+        if question in session.answered:
+            abort(409, f"{name} has answered {question} already; answers are not changed")
         row = catalogue.question(config, question, ("id", "question_type", "options"))
         prediction = prediction_of(row, request.form.getlist("choice"), request.form.get("text", ""))
         shown = _seconds(request.form.get("shown", ""))

@@ -1,6 +1,7 @@
 """The blind baselines' guesses at a question (`roomspace audit`'s majority and learned priors, fitted on
-other rooms: pipeline.evaluate.audit), made a configuration at a time in a thread of their own the first
-time one of its questions is shown, so that no page waits for a fit."""
+other rooms: pipeline.evaluate.audit), made a configuration at a time in a thread of their own when a
+person asks for them (`fit`): no page waits for a fit, and browsing alone fits nothing (on RoomSpace-10K a
+fit reads the configuration's every question)."""
 
 from __future__ import annotations
 
@@ -29,20 +30,28 @@ class BlindGuesses:
         self._fitted: dict[str, threading.Event] = {}  # configuration -> set when its fit has ended
         self._lock = threading.Lock()
 
-    def guess(self, config: str, question: str, question_type: str) -> Guess:
+    def guess(self, config: str, question: str, question_type: str) -> Guess | None:
+        """The guesses at a question; None when its configuration's baselines have not been asked for (`fit`)."""
         if question_type not in AUDITED:
             return Guess(note=f"no blind baseline answers {question_type} questions (`roomspace audit` judges maps "
                               "by their own prior, plans have none)")
         with self._lock:
-            if config not in self._answers:
-                self._answers[config] = "being fitted on this configuration's other rooms: reload in a moment"
-                self._fitted[config] = threading.Event()
-                threading.Thread(target=self._fit, args=(config,), daemon=True).start()
-            answers = self._answers[config]
+            answers = self._answers.get(config)
+        if answers is None:
+            return None
         if isinstance(answers, str):
             return Guess(note=answers)
         majority, learned = answers.get(question, (None, None))
-        return Guess(majority, learned)
+        return Guess(majority, None if learned is None else str(learned))
+
+    def fit(self, config: str) -> None:
+        """Begin fitting `config`'s blind baselines (once), in a thread of their own."""
+        with self._lock:
+            if config in self._answers:
+                return
+            self._answers[config] = "being fitted on this configuration's other rooms: reload in a moment"
+            self._fitted[config] = threading.Event()
+        threading.Thread(target=self._fit, args=(config,), daemon=True).start()
 
     def wait(self, config: str, timeout: float) -> bool:
         """Whether `config`'s fit, once begun, has ended within `timeout` seconds (for tests and benchmarks)."""

@@ -10,12 +10,15 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 ROOMSPACE = Path(os.environ.get("ROOMSPACE", Path(sys.prefix).parent / ".venv" / "bin" / "roomspace")).resolve()
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
@@ -80,7 +83,7 @@ def test_browse_answer_resume_and_score_in_a_browser(built, browser):
     server = Server(built)
     try:
         browser.get(server.url + "/")
-        browser.find_element(By.LINK_TEXT, f"vision_{BASE}").click()
+        browser.get(browser.find_element(By.LINK_TEXT, f"vision_{BASE}").get_attribute("href"))
         assert "question" in browser.find_element(By.ID, "count").text
         links = [a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, "#questions a")]
         for link in links:  # the first question sent with its picture (a vision question asked as text has none)
@@ -90,6 +93,14 @@ def test_browse_answer_resume_and_score_in_a_browser(built, browser):
         picture = browser.find_element(By.ID, "picture")
         assert browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth", picture) > 100
         assert browser.find_element(By.ID, "answer").text and browser.find_elements(By.CSS_SELECTOR, "#witness td")
+        fitting = browser.find_element(By.ID, "fit-blind").get_attribute("href")  # fitted in the background
+        browser.get(fitting)
+        for _ in range(120):
+            if browser.find_element(By.ID, "blind").text.startswith("majority:"):
+                break
+            time.sleep(0.5)
+            browser.get(fitting)
+        assert browser.find_element(By.ID, "blind").text.startswith("majority:")
         screenshot(browser, "serve-question.png")
 
         browser.get(server.url + "/answer")
@@ -99,6 +110,7 @@ def test_browse_answer_resume_and_score_in_a_browser(built, browser):
         limit.send_keys("5")
         browser.find_element(By.CSS_SELECTOR, f"select[name=config] option[value='{BASE}']").click()
         browser.find_element(By.CSS_SELECTOR, "#begin button").click()
+        WebDriverWait(browser, 30).until(lambda driver: driver.find_elements(By.ID, "number"))
         expected = {"YN": [], "FR": []}
         for number, right in enumerate(RIGHT, 1):
             if number == 3:  # stop the server mid-session: the same name resumes at the third question
@@ -161,4 +173,16 @@ def answer(browser, url: str, right: bool) -> str:
         if choice.get_attribute("value") in ticked:
             choice.click()
     browser.find_element(By.ID, "submit").click()
+    WebDriverWait(browser, 30).until(lambda driver: answered(driver, question))  # the answer is written
     return question_type
+
+
+def answered(browser, question: str) -> bool:
+    """Whether the page has moved on from `question`: the next question, or the end."""
+    try:
+        if browser.find_elements(By.ID, "done"):
+            return True
+        shown = browser.find_elements(By.NAME, "question")
+        return bool(shown) and shown[0].get_attribute("value") != question
+    except StaleElementReferenceException:
+        return False
