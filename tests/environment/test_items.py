@@ -12,6 +12,7 @@ from pipeline.environment.items import Environment
 from pipeline.environment.rungs import Rung
 from pipeline.errors import RoomspaceError
 from pipeline.evaluate.rows import open_rows
+from pipeline.render.job import Renderer
 from pipeline.text.kinds import parse
 
 SAMPLED = 1000
@@ -84,3 +85,10 @@ def test_bad_input_is_one_line_naming_what_is_valid(make, message):
 def test_a_rung_no_room_of_the_pool_has_is_an_error_once_the_pool_is_spent(scenes):
     with pytest.raises(RoomspaceError, match="no question of n3_m2_d81 \\(setting nowhere\\) in 2 rooms"):
         Environment(SCENE_SEED, 2, scenes).item(0, Rung("n3_m2_d81", setting="nowhere"))
+
+
+def test_pictures_without_their_renderer_say_what_to_install(monkeypatch, tmp_path):
+    monkeypatch.setenv("ROOMSPACE_BLENDER_PYTHON", str(tmp_path / "no-python"))
+    with pytest.raises(RoomspaceError, match="needs Blender's Python module bpy") as raised:
+        Environment(SCENE_SEED, 1, pictures=True, renderer=Renderer.asked("blender"))
+    assert "\n" not in str(raised.value)
