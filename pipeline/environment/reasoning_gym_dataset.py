@@ -12,7 +12,8 @@ reading of the same answer: YN right (1) or wrong (0), FR the Jaccard of the nam
 answer set, a map the share of the story's facts it keeps, a plan its mean step and precondition
 F1, and 0 for an answer the parser does not read. The curriculum (`create_curriculum("roomspace")`)
 has one attribute, `rung`, whose levels are the default curriculum's rungs
-(pipeline/data/curriculum.json), easiest first; a dataset given `config` asks that rung instead.
+(pipeline/data/curriculum.json), easiest first; a dataset given `config` asks that rung instead. Its
+questions are text: a kind with pictures is refused.
 Needs reasoning-gym (`pip install roomspace[train]`).
 """
 
@@ -59,7 +60,11 @@ class RoomSpaceConfig:
     def validate(self) -> None:
         if self.size < 1:
             raise RoomspaceError(f"a dataset's size is at least 1 (given {self.size})")
-        self.asked()
+        rung = self.asked()
+        if rung.kind.images:
+            raise RoomspaceError(f"{rung.config} asks questions about pictures and a reasoning-gym question is text: "
+                                 "choose a text kind, or serve pictures through verifiers, TRL or veRL "
+                                 "(pipeline.environment, pictures=True)")
 
 
 @lru_cache(maxsize=4)  # a curriculum makes a dataset per move: the rooms already made stay made

@@ -78,6 +78,8 @@ def test_reasoning_gym_curriculum_moves_along_the_default_rungs(every_kind):
     assert [entry["metadata"]["rung"] for entry in data] == [default_rungs()[1].metadata()] * 3
     with pytest.raises(RoomspaceError, match="no rung 99"):
         reasoning_gym.create_dataset("roomspace", rung=99)
+    with pytest.raises(RoomspaceError, match="a reasoning-gym question is text"):
+        reasoning_gym.create_dataset("roomspace", config="vision_n3_m2_d81")
 
 
 def test_verifiers_environment_rewards_a_loopback_models_answers_with_the_checker(every_kind):
