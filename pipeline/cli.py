@@ -660,7 +660,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
 
     from pipeline.serve.app import create_app
 
-    app = create_app(args.source, args.predictions, args.split, args.host)
+    app = create_app(args.source, args.predictions, args.split, args.host, warm=True)
     try:
         server = make_server(args.host, args.port, app, threaded=True)
     except (OSError, SystemExit) as error:  # werkzeug exits on a port in use

@@ -55,9 +55,10 @@ class Served:
     sessions: dict[str, Session] = field(default_factory=dict)
 
 
-def create_app(source: str, predictions: Path, split: str = DATASET_SPLIT, host: str = LOCAL_HOSTS[0]):
+def create_app(source: str, predictions: Path, split: str = DATASET_SPLIT, host: str = LOCAL_HOSTS[0],
+               warm: bool = False):
     """The application serving `source` (a build folder, a Hub snapshot folder or OWNER/NAME), writing only
-    into `predictions`."""
+    into `predictions`; `warm`: begin making every configuration's listing at once (Catalogue.warm)."""
     from flask import Flask
 
     rows = open_rows(source, split)
@@ -65,6 +66,8 @@ def create_app(source: str, predictions: Path, split: str = DATASET_SPLIT, host:
     served = Served(rows, Catalogue(rows), BlindGuesses(rows), predictions.resolve(), hosts)
     app = Flask("pipeline.serve", template_folder=TEMPLATES, static_folder=None)
     app.extensions["roomspace"] = served
+    if warm:
+        served.catalogue.warm()
     _routes(app, served)
     _guards(app, served)
     return app

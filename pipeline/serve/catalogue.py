@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -23,6 +25,7 @@ import pyarrow.parquet as pq
 from pipeline.dataset.layout import CONFIG, config_columns
 from pipeline.errors import RoomspaceError
 from pipeline.evaluate.rows import BenchmarkRows
+from pipeline.parallel import usable_cores
 
 FILTERS = ("setting", "view", "question_type", "level")  # what a configuration's questions are browsed by
 LISTED = ("id", "room_id", *FILTERS)  # a listing's columns besides where each question lies
@@ -56,33 +59,41 @@ class Catalogue:
     def __init__(self, rows: BenchmarkRows) -> None:
         self.rows = rows
         self._listings: dict[str, Listing] = {}
-        self._lock = threading.Lock()
+        self._locks = {config: threading.Lock() for config in rows.configs}  # one listing made at a time each
 
     def listing(self, config: str) -> Listing:
         if config not in self.rows.configs:
             raise RoomspaceError(f"{self.rows.location} has no configuration {config}")
-        with self._lock:
+        with self._locks[config]:
             if config not in self._listings:
                 self._listings[config] = self._list(config)
             return self._listings[config]
 
+    def warm(self) -> threading.Thread:
+        """Make every configuration's listing, in card order, in a thread of its own: started with the server,
+        so that a configuration's first page seldom waits for its listing (a page asking for one still being
+        made waits for it alone). A configuration that cannot be listed is left to the page that asks for it."""
+        def make() -> None:
+            for config in self.rows.configs:
+                try:
+                    self.listing(config)
+                except RoomspaceError:
+                    continue  # its page says why
+
+        thread = threading.Thread(target=make, name="listings", daemon=True)
+        thread.start()
+        return thread
+
     def _list(self, config: str) -> Listing:
         self.rows.choose(config)  # a configuration whose files are not here (a partial Hub download) says so
-        parts = []
-        for number, path in enumerate(self.rows.files[config]):
+        files = self.rows.files[config]
+        for path in files:
             self.rows.sha256(path)
-            shard = _open(path)
-            own, shared = config_columns(shard.schema_arrow, config, str(path))
-            wanted = [name for name in LISTED if name in own]
-            for group in range(shard.num_row_groups):
-                table = shard.read_row_group(group, columns=wanted + ([CONFIG] if shared else []))
-                offsets = pa.array(range(table.num_rows), pa.int32())
-                if shared:
-                    mine = pc.equal(table.column(CONFIG), config)
-                    table, offsets = table.filter(mine), offsets.filter(mine)
-                parts.append(_listed(table, number, group, offsets))
+        with ThreadPoolExecutor(usable_cores()) as pool:  # Parquet decodes without the GIL: files side by side
+            parts = [part for found in pool.map(lambda numbered: _file_listing(config, *numbered), enumerate(files))
+                     for part in found]
         table = pa.concat_tables(parts, promote_options="default") if parts else _listed(
-            pa.table({"id": pa.array([], pa.string())}), 0, 0, pa.array([], pa.int32()))
+            pa.table({"id": pa.array([], pa.string())}), 0, 0, np.zeros(0, np.int32))
         values = {name: tuple(v for v in pc.unique(table.column(name)).to_pylist() if v is not None) for name in FILTERS}
         return Listing(config, table, values)
 
@@ -98,7 +109,7 @@ class Catalogue:
             shard = _open(files[file])
             own, _ = config_columns(shard.schema_arrow, config, str(files[file]))
             names = [name for name in own if columns is None or name in columns]
-            table = shard.read_row_group(group, columns=names).take(pa.array(offsets, pa.int32()))
+            table = shard.read_row_group(group, columns=names).take(np.array(offsets, np.int32))
             for offset, row in zip(offsets, table.to_pylist()):
                 found[file, group, offset] = row
         return [found[place] for place in zip(*(places.column(name).to_pylist() for name in PLACE))]
@@ -110,13 +121,29 @@ class Catalogue:
         return None if position is None else self.read(config, listing.table.slice(position, 1), columns)[0]
 
 
-def _listed(table: pa.Table, file: int, group: int, offsets: pa.Array) -> pa.Table:
+def _file_listing(config: str, number: int, path) -> list[pa.Table]:
+    """The listing rows of `config` in one file (the `number`th of its files), a table per row group."""
+    shard = _open(path)
+    own, shared = config_columns(shard.schema_arrow, config, str(path))
+    wanted = [name for name in LISTED if name in own]
+    parts = []
+    for group in range(shard.num_row_groups):
+        table = shard.read_row_group(group, columns=wanted + ([CONFIG] if shared else []))
+        offsets = np.arange(table.num_rows, dtype=np.int32)
+        if shared:
+            mine = pc.equal(table.column(CONFIG), config)
+            table, offsets = table.filter(mine), offsets[mine.to_numpy(zero_copy_only=False)]
+        parts.append(_listed(table, number, group, offsets))
+    return parts
+
+
+def _listed(table: pa.Table, file: int, group: int, offsets: np.ndarray) -> pa.Table:
     """A row group's questions as listing rows: LISTED (null where a configuration lacks a filter) and PLACE."""
     size = table.num_rows
     columns = {name: table.column(name) if name in table.column_names else pa.nulls(size, _TYPES.get(name, pa.string()))
                for name in LISTED}
-    return pa.table({**columns, "file": pa.array([file] * size, pa.int32()),
-                     "group": pa.array([group] * size, pa.int32()), "offset": offsets})
+    return pa.table({**columns, "file": np.full(size, file, np.int32), "group": np.full(size, group, np.int32),
+                     "offset": offsets})
 
 
 _TYPES = {"level": pa.int64()}  # a filter column's type where a configuration lacks it (null throughout)

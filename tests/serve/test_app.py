@@ -18,6 +18,7 @@ from pipeline.evaluate.report import evaluate, markdown
 from pipeline.evaluate.rows import open_rows
 from pipeline.evaluate.sample import Sample, sample_ids
 from pipeline.serve.app import PAGE, create_app
+from pipeline.serve.catalogue import Catalogue
 from pipeline.text.kinds import kind_of
 
 PROBLEM = re.compile(r'id="problem">([^<]*)<')
@@ -188,3 +189,15 @@ def test_the_blind_guess_comes_once_fitted(built, tmp_path):
     assert app.extensions["roomspace"].blind.wait(config, 120)
     assert re.search(r'id="blind">majority: [^;]+; learned: ', client.get(f"/question/{config}/{row['id']}")
                      .get_data(as_text=True))
+
+
+def test_the_server_lists_every_configuration_once_from_the_start(built, monkeypatch):
+    rows = open_rows(str(built))
+    made = []
+    real = Catalogue._list
+    monkeypatch.setattr(Catalogue, "_list", lambda self, config: made.append(config) or real(self, config))
+    catalogue = Catalogue(rows)
+    catalogue.warm().join(120)
+    assert made == list(rows.configs)
+    assert catalogue.listing(rows.configs[0]).table.num_rows == rows.count(rows.configs[:1]) and len(made) == len(
+        rows.configs)
