@@ -145,8 +145,9 @@ def add_build(commands) -> None:
                             "so that no question's answer shows without its story or image")
     build.add_argument("--hard", action="store_true",
                        help="also build the hard configuration (n8_m20_d<d*d>_hard) of every grid of every kind "
-                            "asked for that has one (base, twin, vision): larger stories, questions drawn as balanced "
-                            "ones among the pairs only search answers (docs/semantics.md section 22)")
+                            f"asked for that has one ({', '.join(kind.name for kind in KINDS.values() if kind.hard)}): "
+                            "larger stories, questions drawn as balanced ones among the pairs only search answers "
+                            "(docs/semantics.md section 22)")
     build.add_argument("--train-rooms", type=positive_int, default=0, metavar="N",
                        help="also build a train split of N rooms, other houses than the test rooms (default: none)")
     build.add_argument("--validation-rooms", type=positive_int, default=0, metavar="M",

@@ -215,18 +215,24 @@ def plural(count: int) -> str:
     return "" if count == 1 else "s"
 
 
-def agent_lines(stats: Stats) -> str:
-    """An agent configuration's rows by kind (story frame, frame changes) and by the angle turned."""
+def agent_lines(stats: Stats, hard: bool = False) -> str:
+    """An agent configuration's rows by kind (story frame, frame changes) and by the angle turned; a
+    hard one's with the settings of its rooms where a framing asks nothing (docs/semantics.md section 22)."""
     if stats.agent_kinds is None:
         return ""
     # by frame changes, then angle, as numbers (the keys are count_framing's: "1 changes, 90 degrees")
     angles = sorted((tuple(map(int, re.findall(r"\d+", key))), n) for key, n in (stats.frame_angles or {}).items())
     shown = ", ".join(f"{changes} change{plural(changes)}, {angle} degrees: {n}" for (changes, angle), n in angles)
+    skipped = (" settings without FR (of rooms with items x settings) | without YN |", "---|---|") if hard else ("", "")
     lines = [f"- agent rows by frame changes and angle between the story's facing and the question's: {shown}",
-             "", "| kind | FR | mean FR answer-set size | YN Yes | YN No |", "|---|---|---|---|---|"]
-    for kind, asked in sorted(stats.agent_kinds.items(), key=lambda item: declared_order(FRAMINGS)(item[0])):
+             "", f"| kind | FR | mean FR answer-set size | YN Yes | YN No |{skipped[0]}",
+             f"|---|---|---|---|---|{skipped[1]}"]
+    slots = stats.rooms * len(HARD_SETTINGS)  # a hard framing asks at most one FR and one YN question per setting
+    framings = {**({kind: FramingCounts() for kind in FRAMINGS} if hard else {}), **stats.agent_kinds}
+    for kind, asked in sorted(framings.items(), key=lambda item: declared_order(FRAMINGS)(item[0])):
         mean = f"{asked.sizes / asked.FR:.2f}" if asked.FR else "-"
-        lines.append(f"| {kind} | {asked.FR} | {mean} | {asked.Yes} | {asked.No} |")
+        left = f" {slots - asked.FR} | {slots - asked.Yes - asked.No} |" if hard else ""
+        lines.append(f"| {kind} | {asked.FR} | {mean} | {asked.Yes} | {asked.No} |{left}")
     return "\n".join(lines) + "\n\n"
 
 
@@ -269,7 +275,7 @@ def statistics_section(stats_by_config: Mapping[str, Stats]) -> str:
             f"- footprint topology (per room, every pair and each object with the room): "
             f"{_counts(stats.topology, RCC8)}\n"
             f"- rcc8 questions by the asked pair's relation: {_counts(asked, RCC8)}\n"
-            f"{pair_lines(stats)}{agent_lines(stats)}\n"
+            f"{pair_lines(stats)}{agent_lines(stats, parse(config)[1].hard)}\n"
             f"{settings_table(stats)}\n"
         )
     return "\n".join(parts)

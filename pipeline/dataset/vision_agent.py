@@ -10,7 +10,8 @@ on the observer's image and on images from further stances (pipeline.text.pictur
 tried in their order) until FIRST_PERSON_IMAGES images have questions. A stance whose picture would
 carry none, or whose labels would not fit at a legible size, is not drawn (a balanced configuration's
 pair questions are about pictures marked by letters, pipeline.text.pictured.markers; its observer's
-picture with the objects named is drawn for its agent rows apart). The image rows are
+picture with the objects named is drawn for its agent rows apart; a hard configuration, docs/semantics.md
+section 22, asks its agent rows with their images and no pair question). The image rows are
 `AgentImage`; the kind's rows are their questions, each with its image (`AgentVisionQuestion`, the
 kind's RECORD, stored as the vision kind's are: pipeline.dataset.vision.stored_rows), in the files
 the vision kinds share, where the plan and door PNGs the vision configuration shows too are stored
@@ -23,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from pipeline.dataset.vision import (IMAGE_OF_STORY, IMAGE_OF_VIEW, AgentVisionQuestion, VisionImage, door_sightings,
-                                     room_images, room_labels, stored_rows)
+                                     labelled_images, stored_rows)
 from pipeline.errors import RoomspaceError
 from pipeline.render.door import CrowdedPicture, View, pose_view
 from pipeline.render.png import image_labels
@@ -34,7 +35,7 @@ from pipeline.text.items import init_fields
 from pipeline.text.kinds import KINDS, Room, parse
 from pipeline.text.prompts import AGENT_VIEW
 from pipeline.text.pictured import (MARKED, AgentVisionItem, CameraPose, Picture, clear_pairs, first_person_poses,
-                                    markers, seen_pair_questions)
+                                    markers, seen_pair_questions, story_labels)
 
 KIND = KINDS["vision_agent"]
 FIRST_PERSON = IMAGE_OF_STORY[AGENT_VIEW]  # the story observer's image; further stances' are FIRST_PERSON_<k>, k = 2, 3, ...
@@ -68,13 +69,18 @@ def rows(room: Room, config: Config) -> list[AgentVisionQuestion]:
     if not agent_rows:
         return []
     scene = room.scene
-    observer = next(row.story_pose for row in agent_rows if row.kind == "agent")
-    names = room_labels(room, config)
+    observer = _story_observer(agent_rows)
+    # the objects named as the agent rows' stories name them (a hard configuration's base may ask nothing in a
+    # room its agent rows ask in: its labels are the rows' own)
+    names = story_labels(scene, agent_rows)
     marks = markers(scene) if config.balanced else None  # what a balanced configuration's pair questions' pictures show
     story_queries = [row.query.pair for row in agent_rows if row.story_view == AGENT_VIEW]
     views: list[FirstPerson] = []
-    poses = room.shared(("first-person poses", observer, config.d, config.balanced),
-                        lambda: first_person_poses(scene, observer, config.d, in_line=config.balanced))
+    # a hard configuration asks no pair question about a picture alone (a picture's pair is no question only
+    # search answers): no further stance is drawn
+    poses = () if config.hard else room.shared(
+        ("first-person poses", observer, config.d, config.balanced),
+        lambda: first_person_poses(scene, observer, config.d, in_line=config.balanced))
     for pose in poses[:STANCES_TRIED]:
         if len(views) == FIRST_PERSON_IMAGES:
             break
@@ -91,8 +97,10 @@ def rows(room: Room, config: Config) -> list[AgentVisionQuestion]:
             continue
         shown = name if marks is None else MARKED + name
         views.append(FirstPerson(pose, png, Picture(shown, image_labels(png) or {}, view.camera, view.sightings)))
-    if marks is None:  # the observer's picture, where drawn, goes with the rows whose story is told from there
+    if not config.balanced:  # the observer's picture, where drawn, goes with the rows whose story is told from there
         story_image = next((view for view in views if view.pose == observer), None)
+    elif observer is None:  # a hard configuration with no question told from the observer's stance in the room
+        story_image = None
     else:  # a picture of its own, the objects named, drawn for every room whose labels fit it
         point = camera_point(scene, observer, config.d)
         view = _measured(room, point, observer.facing)
@@ -100,8 +108,8 @@ def rows(room: Room, config: Config) -> list[AgentVisionQuestion]:
         story_image = named and FirstPerson(observer, named, Picture(FIRST_PERSON, image_labels(named) or {},
                                                                      view.camera, view.sightings))
     door = door_sightings(room)
-    return stored_rows(agent_vision_rows(scene, agent_rows, room_images(room, config), door[0], views, config.balanced,
-                                         story_image))
+    return stored_rows(agent_vision_rows(scene, agent_rows, labelled_images(room, names), door[0], views,
+                                         config.balanced, story_image))
 
 
 def _measured(room: Room, point: tuple[float, float], facing: str) -> View:
@@ -150,7 +158,7 @@ def agent_vision_rows(scene: Scene, rows: Sequence[AgentItem], images: Mapping[s
     missing = [name for name in IMAGE_OF_VIEW.values() if name not in images]
     if missing:
         raise RoomspaceError(f"room {scene.room_id}: no {', '.join(missing)} image for its vision_agent rows")
-    observer = next(row.story_pose for row in rows if row.kind == "agent")
+    observer = _story_observer(rows)
     if any(view.pose == observer for view in first_person[1:]):
         raise RoomspaceError(f"room {scene.room_id}: the story observer's first-person image must come first")
     config = KIND.config_name(parse(rows[0].config)[1])
@@ -181,6 +189,12 @@ def agent_vision_rows(scene: Scene, rows: Sequence[AgentItem], images: Mapping[s
     return [AgentImage(f"{scene.room_id}-{config}-{name}", scene.room_id, scene.index, config, name, pngs[name],
                        tuple(questions))
             for name, questions in asked.items() if questions]
+
+
+def _story_observer(rows: Sequence[AgentItem]) -> Pose | None:
+    """The egocentric stories' observer; None where no row is told from there (a hard configuration's
+    framings ask only what search alone answers, and may ask nothing)."""
+    return next((row.story_pose for row in rows if row.story_view == AGENT_VIEW), None)
 
 
 def _shows(scene: Scene, picture: Picture, name: str) -> bool:

@@ -33,7 +33,7 @@ their moved questions may face any wall.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 from random import Random
@@ -51,9 +51,10 @@ from pipeline.spatial.frames import FACINGS, OBSERVER, TOP_DOWN, facing_between,
 from pipeline.spatial.grid import Cell
 from pipeline.spatial.reasoning import PathStep, reasoning_path
 from pipeline.spatial.relations import DIRECTIONS, converse, direction, direction_of_points, region, relation_words
-from pipeline.text.balance import fr_question, seen_weights, type_prior, yn_question
+from pipeline.text.balance import UNIFORM, fr_question, seen_weights, type_prior, yn_question
 from pipeline.text.configs import Config
-from pipeline.text.items import Item, Query, asked_no, fr_row, init_fields, ladder_fields, yn_row
+from pipeline.text.items import (Item, Query, Told, asked_no, beyond_local, fr_row, init_fields, ladder_fields,
+                                 shared_items, yn_row)
 from pipeline.text.kinds import KINDS, Room
 from pipeline.text.prompts import AGENT_VIEW
 from pipeline.text.stories import Teller, sentences, written_path
@@ -113,6 +114,9 @@ RECORD = AgentItem
 
 
 def rows(room: Room, config: Config) -> tuple[AgentItem, ...]:
+    if config.hard:  # its questions are its own: asked whether or not the base's are in a room
+        told = shared_items(room).told(config)
+        return () if told is None else hard_agent_items(room.scene, told)
     return agent_items(room.scene, room.rows("base", config))
 
 
@@ -120,48 +124,69 @@ def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
     """The agent rows of one room from its items of one base configuration (items.room_items)."""
     if not items:
         return ()
-    base = items[0]
-    config = KIND.config_name(base.config)
-    objects = base.objects
+    by_key = {(i.setting, i.view, i.question_type): i for i in items}
+    told = {setting: by_key[setting, TOP_DOWN, "FR"] for setting in SETTINGS}
+    return _retold(scene, items[0].config, {setting: init_fields(item) for setting, item in told.items()},
+                   {setting: item.facts for setting, item in told.items()},
+                   {setting: {"plan": item.story, "door": by_key[setting, OBSERVER, "FR"].story}
+                    for setting, item in told.items()}, items[0].query.pair)
+
+
+def hard_agent_items(scene: Scene, told: Told) -> tuple[AgentItem, ...]:
+    """The agent rows of one room in a hard configuration (docs/semantics.md section 22), from its
+    stories (items.RoomItems.told): each framing's questions drawn among those only search answers
+    in the framing's own facts, none where there is none."""
+    return _retold(scene, told.shared["config"], {setting: dict(told.shared) for setting in told.facts}, told.facts,
+                   {setting: {"plan": told.stories[setting, TOP_DOWN], "door": told.stories[setting, OBSERVER]}
+                    for setting in told.facts})
+
+
+def _retold(scene: Scene, base_name: str, common: Mapping[str, Mapping], facts: Mapping[str, tuple[Fact, ...]],
+            stories: Mapping[str, Mapping[str, str]], paper_query: tuple[str, str] | None = None
+            ) -> tuple[AgentItem, ...]:
+    """A room's agent rows of one base configuration, per setting of its stories: `common`, the
+    fields its rows share with the base's; `facts`, as its stories state them; `stories`, the plan's
+    and the door's; `paper_query`, the pair the paper's configuration asks (its agent rows ask it)."""
+    base = Config.parse(base_name)
+    config = KIND.config_name(base_name)
+    objects = next(iter(common.values()))["objects"]
     names = [o.name for o in objects]
     cells = {o.name: (o.i, o.j) for o in objects}
     centres = {o.name: (o.x, o.z) for o in objects}
     hung = {(o.type, o.x, o.z) for o in scene.objects if o.wall_hung}
     floor = [o.name for o in objects if (o.type, o.x, o.z) not in hung] or names  # a question stands at these
-    said = _observer_wording(base, "N")  # codes already turned into a question's frame, in its words
-    by_key = {(i.setting, i.view, i.question_type): i for i in items}
+    said = _observer_wording(objects, "N")  # codes already turned into a question's frame, in its words
     rng = Random(derive_seed(scene.room_id, config))
-    observer = _story_observer(scene, base, rng)
+    observer = _story_observer(scene, objects, base.d, rng)
     cells[AGENT] = (observer.i, observer.j)
     about_you = tuple(sorted(rng.sample(range(len(names)), TOLD_ABOUT_YOU)))
     you_facts = (Fact(AGENT, observer.region, None),
                  *(Fact(names[k], direction(cells[names[k]], cells[AGENT]), AGENT) for k in about_you))
     wording = data_json("agents.json")
     door = _door(scene, base.d)
-    teller = Teller(_observer_wording(base, observer.facing))  # the egocentric stories' words
-    balanced = Config.parse(base.config).balanced
-    drawn = _BalancedDraws(base, floor, you_facts, observer, by_key) if balanced else None
-    stories = {setting: {"plan": by_key[setting, TOP_DOWN, "FR"].story, "door": by_key[setting, OBSERVER, "FR"].story}
-               for setting in SETTINGS}
-    slots = []  # per setting and kind: each question type's fields, and the framing's draws
-    for setting in SETTINGS:
-        told = by_key[setting, TOP_DOWN, "FR"]
-        egocentric = _egocentric_story(scene, base, told.facts, you_facts, observer, teller,
+    teller = Teller(_observer_wording(objects, observer.facing))  # the egocentric stories' words
+    drawn = _BalancedDraws(base, objects, floor, facts, you_facts, observer) if base.balanced else None
+    slots = []  # per setting and kind: each question type's fields (YN's None: not asked), and the framing's draws
+    for setting, told in facts.items():
+        egocentric = _egocentric_story(scene, common[setting]["story_order"], told, you_facts, observer, teller,
                                        Random(derive_seed(scene.room_id, config, setting, "story")))
         for kind in FRAMINGS:
             asked = Random(derive_seed(scene.room_id, config, setting, kind))
-            story_facts = told.facts + (you_facts if STORY_VIEW[kind] == AGENT_VIEW else ())
+            story_facts = told + (you_facts if STORY_VIEW[kind] == AGENT_VIEW else ())
             story_pose = {"plan": None, "door": door}.get(kind, observer)
             # a row's fields, given its question's pose, pair and plan answer
-            fields = partial(_fields, told, kind, setting, stories[setting].get(kind, egocentric), story_facts,
-                             story_pose, centres=centres, cells=cells, said=said, config=config)
+            fields = partial(_fields, common[setting], kind, setting, stories[setting].get(kind, egocentric),
+                             story_facts, story_pose, centres=centres, cells=cells, said=said, config=config)
             if drawn:  # FR and YN ask a pair and stance each, the YN candidate drawn with its own
-                fr, yn, candidate = drawn.questions(setting, kind, asked)
-                slots.append(((dict(fields(*fr), hops=drawn.hops(fr[1])), dict(fields(*yn), hops=drawn.hops(yn[1]))),
-                              candidate, asked))
+                questions = drawn.questions(setting, kind, asked)
+                if questions is None:  # a hard framing with no question only search answers: skipped
+                    continue
+                fr, yn, candidate = questions
+                slots.append((dict(fields(*fr), hops=drawn.hops(fr[1])),
+                              yn and dict(fields(*yn), hops=drawn.hops(yn[1])), candidate, asked))
                 continue
             if kind == "agent":
-                question_pose, query = observer, base.query.pair
+                question_pose, query = observer, paper_query
             else:
                 stood = asked.choice(floor)
                 asked_about = asked.choice([name for name in names if name != stood])
@@ -171,45 +196,48 @@ def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
                 query = (asked_about, stood)
             variables = names + ([AGENT] if STORY_VIEW[kind] == AGENT_VIEW else [])
             both = fields(question_pose, query, answer_set(story_facts, variables, query, base.d))
-            slots.append(((both, both), None, asked))
-    if not balanced:  # as many No as Yes per room
-        ask_no = asked_no([yn["answer_set"] for (_, yn), _, _ in slots], rng)
+            slots.append((both, both, None, asked))
+    if not base.balanced:  # as many No as Yes per room
+        ask_no = asked_no([yn["answer_set"] for _, yn, _, _ in slots], rng)
     out = []
-    for k, ((fr, yn), candidate, asked) in enumerate(slots):
-        if not balanced:
+    for k, (fr, yn, candidate, asked) in enumerate(slots):
+        if not base.balanced:
             answer = yn["answer_set"]
             candidate = asked.choice(tuple(c for c in DIRECTIONS if c not in answer) if k in ask_no else answer)
         fr_text, yn_text = _questions(fr["kind"], wording, fr["query"].pair, fr["question_pose"], fr["story_pose"],
                                       said, candidate, asked)
-        if fr is not yn:  # a balanced row's YN question asks its own pair and stance
+        if yn is not None and fr is not yn:  # a balanced row's YN question asks its own pair and stance
             yn_text = _questions(yn["kind"], wording, yn["query"].pair, yn["question_pose"], yn["story_pose"],
                                  said, candidate, asked)[1]
         out.append(fr_row(AgentItem, fr, fr["id"], fr_text))
-        out.append(yn_row(AgentItem, yn, yn["id"], yn_text, candidate))
+        if yn is not None:
+            out.append(yn_row(AgentItem, yn, yn["id"], yn_text, candidate))
     return tuple(out)
 
 
-def _fields(told: Item, kind: str, setting: str, story: str, story_facts: tuple[Fact, ...], story_pose: Pose | None,
-            question_pose: Pose, query: tuple[str, str], plan_answer: frozenset[str], centres: dict, cells: dict,
-            said: Wording, config: str) -> dict:
-    """The fields of an agent row asking `query` from `question_pose`: its answer set (the plan
-    answer `plan_answer` turned to the question's facing), relations, path and difficulty."""
+def _fields(common: Mapping, kind: str, setting: str, story: str, story_facts: tuple[Fact, ...],
+            story_pose: Pose | None, question_pose: Pose, query: tuple[str, str], plan_answer: frozenset[str],
+            centres: dict, cells: dict, said: Wording, config: str) -> dict:
+    """The fields of an agent row asking `query` from `question_pose` (`common`: those it shares with
+    its base's rows): its answer set (the plan answer `plan_answer` turned to the question's facing),
+    relations, path and difficulty."""
     facing = question_pose.facing
     answer = seen_set(plan_answer, facing)
     subject, reference = query
     plan_path = reasoning_path(story_facts, subject, reference)
     path = tuple(_turned_step(step, facing) for step in plan_path)
+    d = common["d"]
     return dict(
-        init_fields(told), id=f"{told.room_id}-{config}-{setting}-{kind}", config=config, view=OBSERVER,
+        common, id=f"{common['room_id']}-{config}-{setting}-{kind}", config=config, view=OBSERVER,
         setting=setting, facts=story_facts, story=story, answer_set=answer, answer_set_size=len(answer),
         true_relation=seen_facing(direction(cells[subject], cells[reference]), facing),
         continuous_relation=seen_facing(direction_of_points(centres[subject], centres[reference]), facing),
         query=Query(subject, reference), path=path,
         path_text=written_path(path, subject, said, OBSERVER) if path else "",
         path_decides=bool(path) and path[-1].composed == answer,
-        tightness=round(tightness(story_facts, told.d), 6),
-        layout_decides=layout_decides(story_facts, query, plan_answer, told.d),
-        **ladder_fields(story_facts, query, plan_answer, told.d, plan_path, lambda held: seen_set(held, facing)),
+        tightness=round(tightness(story_facts, d), 6),
+        layout_decides=layout_decides(story_facts, query, plan_answer, d),
+        **ladder_fields(story_facts, query, plan_answer, d, plan_path, lambda held: seen_set(held, facing)),
         kind=kind, story_view=STORY_VIEW[kind], story_pose=story_pose, question_pose=question_pose,
         frame_changes=FRAME_CHANGES[kind],
         frame_angle=facing_between(story_pose.facing if story_pose else "N", facing),
@@ -222,47 +250,69 @@ class _BalancedDraws:
     after, among every question the framing may ask: a pair no described pair states, asked from
     every floor object facing every wall (the egocentric framing: from the story's observer). FR
     and YN draw apart, as the base's balanced items do (pipeline.text.balance), each answer seen
-    from the question's stance; the type weights weigh pairs as seen facing that way."""
+    from the question's stance; the type weights weigh pairs as seen facing that way.
 
-    def __init__(self, base: Item, floor: Sequence[str], you_facts: tuple[Fact, ...],
-                 observer: Pose, by_key: dict) -> None:
-        config = Config.parse(base.config)
-        names = [o.name for o in base.objects]
-        self.n, self.described = config.n, described_pairs(config.n, config.m)
+    A hard configuration's (docs/semantics.md section 22) are drawn so, every type weight 1, among
+    the pairs whose answer set R2 does not give in the framing's own facts (the egocentric framings'
+    with the facts about you: `items.beyond_local`), a YN question offering only relations R2 leaves
+    open; a framing with no such pair, or whose pairs allow no YN candidate, asks none."""
+
+    def __init__(self, config: Config, objects: Sequence, floor: Sequence[str], told: Mapping[str, tuple[Fact, ...]],
+                 you_facts: tuple[Fact, ...], observer: Pose) -> None:
+        names = [o.name for o in objects]
+        self.n, self.described, self.hard = config.n, described_pairs(config.n, config.m), config.hard
         self.position = {name: k for k, name in enumerate(names)}
         described = {(names[a], names[b]) for pair in self.described for a, b in (pair, pair[::-1])}
         every = [(a, b) for a in names for b in names if a != b]
         self.pairs = [pair for pair in every if pair not in described]  # asked from the observer
-        # asked from a floor object (the pair's second), any pair where no undescribed one ends at one
-        self.moved = [pair for pair in self.pairs if pair[1] in floor] or [pair for pair in every if pair[1] in floor]
+        # asked from a floor object (the pair's second); where no undescribed pair ends at one, any pair
+        # that does (but in a hard configuration, which never asks a described pair)
+        self.moved = [pair for pair in self.pairs if pair[1] in floor] or (
+            [] if self.hard else [pair for pair in every if pair[1] in floor])
         self.observer = observer
-        self.poses = {name: Pose(name, region((o.i, o.j), base.d), o.i, o.j, "N") for name, o in zip(names, base.objects)}
-        told = {setting: by_key[setting, TOP_DOWN, "FR"].facts for setting in SETTINGS}
-        asked = list(dict.fromkeys(self.pairs + self.moved))
-        plan = _plan_answers(names, told, asked, base.d)  # the plan and door framings' stories
-        egocentric = _plan_answers(names + [AGENT], {s: facts + you_facts for s, facts in told.items()}, asked, base.d)
-        self.answers = {"plan": plan, "door": plan, "agent": egocentric, "agent_moved": egocentric}
-        type_of = dict(zip(names, (o.type for o in base.objects))).__getitem__
-        self.weights = {setting: seen_weights(type_prior().weights(setting, type_of), lambda key: key[2])
-                        for setting in SETTINGS}
+        self.poses = {name: Pose(name, region((o.i, o.j), config.d), o.i, o.j, "N") for name, o in zip(names, objects)}
+        # the facts of the plan and door framings' stories, and of the egocentric framings' (with yours)
+        stories = {"plan": told, "agent": {setting: facts + you_facts for setting, facts in told.items()}}
+        self.local: dict[str, dict[str, dict]] | None = None  # a hard configuration's: what R2 leaves open
+        if self.hard:
+            once = [(a, b) for k, a in enumerate(names) for b in names[k + 1:] if (a, b) not in described]
+            found = {story: {setting: beyond_local(facts, once, config.d) for setting, facts in by_setting.items()}
+                     for story, by_setting in stories.items()}
+            answers, local = ({story: {setting: {pair: sets[k] for pair, sets in held.items()}
+                                       for setting, held in by_setting.items()} for story, by_setting in found.items()}
+                              for k in (0, 1))
+            self.local = {kind: local[_story_of(kind)] for kind in FRAMINGS}
+            self.weights = {setting: UNIFORM for setting in told}
+        else:
+            asked = list(dict.fromkeys(self.pairs + self.moved))
+            answers = {"plan": _plan_answers(names, told, asked, config.d),
+                       "agent": _plan_answers(names + [AGENT], stories["agent"], asked, config.d)}
+            type_of = dict(zip(names, (o.type for o in objects))).__getitem__
+            self.weights = {setting: seen_weights(type_prior().weights(setting, type_of), lambda key: key[2])
+                            for setting in told}
+        self.answers = {kind: answers[_story_of(kind)] for kind in FRAMINGS}
 
-    def questions(self, setting: str, kind: str, rng: Random) -> tuple[tuple, tuple, str]:
+    def questions(self, setting: str, kind: str, rng: Random) -> tuple[tuple, tuple | None, str] | None:
         """The FR and the YN question of a setting and framing, each (question pose, pair, plan
-        answer set), and the YN question's candidate."""
+        answer set), and the YN question's candidate; a hard configuration's YN question None where
+        its pairs allow no candidate, and both None where it has no pair to ask."""
         plan = self.answers[kind][setting]
         if kind == "agent":
-            keys = [(*pair, self.observer.facing) for pair in self.pairs]
+            keys = [(*pair, self.observer.facing) for pair in self.pairs if pair in plan]
         else:
             # any wall, even one the stance's cell touches: were those left out, the wall named would
             # tell the answer (standing against a wall, what is asked about mostly lies away from it)
-            keys = [(*pair, facing) for pair in self.moved for facing in FACINGS]
+            keys = [(*pair, facing) for pair in self.moved if pair in plan for facing in FACINGS]
+        if not keys:
+            return None
         seen = {key: frozenset(seen_set(plan[key[:2]], key[2])) for key in keys}
+        offered = self.local and {key: frozenset(seen_set(self.local[kind][setting][key[:2]], key[2])) for key in keys}
         fr = fr_question(seen, rng, self.weights[setting])
         # YN: both answers had among questions facing one wall, so that the wall named says nothing of it
-        yn = yn_question(seen, DIRECTIONS, rng, self.weights[setting], lambda key: key[2])
+        yn = yn_question(seen, DIRECTIONS, rng, self.weights[setting], lambda key: key[2], offered=offered)
         fr_key, yn_key = fr.pair, yn.pair
-        return ((self._pose(kind, fr_key), fr_key[:2], plan[fr_key[:2]]),
-                (self._pose(kind, yn_key), yn_key[:2], plan[yn_key[:2]]), yn.candidate)
+        asked_yn = None if self.hard and yn.fallback else (self._pose(kind, yn_key), yn_key[:2], plan[yn_key[:2]])
+        return (self._pose(kind, fr_key), fr_key[:2], plan[fr_key[:2]]), asked_yn, yn.candidate
 
     def hops(self, pair: tuple[str, str]) -> int:
         """The described pairs between a pair's objects (items.py's hops; the paper's agent rows keep
@@ -271,6 +321,12 @@ class _BalancedDraws:
 
     def _pose(self, kind: str, key: tuple[str, str, str]) -> Pose:
         return self.observer if kind == "agent" else replace(self.poses[key[1]], facing=key[2])
+
+
+def _story_of(kind: str) -> str:
+    """Whose facts a framing's story states: the base story's ("plan": the plan and door framings) or
+    the egocentric story's, with the facts about you ("agent")."""
+    return "agent" if STORY_VIEW[kind] == AGENT_VIEW else "plan"
 
 
 def _plan_answers(variables: Sequence[str], facts: dict[str, tuple[Fact, ...]], pairs: Sequence[tuple[str, str]],
@@ -366,11 +422,11 @@ def camera_point(scene: Scene, pose: Pose, d: int) -> tuple[float, float]:
     raise RoomspaceError(f"room {scene.room_id}: no camera can stand in cell ({pose.i}, {pose.j}) facing {pose.facing}")
 
 
-def _story_observer(scene: Scene, item: Item, rng: Random) -> Pose:
+def _story_observer(scene: Scene, objects: Sequence, d: int, rng: Random) -> Pose:
     """The egocentric story's observer: a stance a camera can take (`stances`) in a cell that holds
-    no story object, drawn by `drawn_stances` (told only by its region), a facing."""
-    taken = {(o.i, o.j) for o in item.objects}
-    free = [c for c in stances(scene, item.d) if (c.pose.i, c.pose.j) not in taken]
+    no story object (of `objects`), drawn by `drawn_stances` (told only by its region), a facing."""
+    taken = {(o.i, o.j) for o in objects}
+    free = [c for c in stances(scene, d) if (c.pose.i, c.pose.j) not in taken]
     if not free:
         raise RoomspaceError(f"room {scene.room_id}: no cell clear of its objects' footprints and cells for an observer")
     return drawn_stances(free, rng)[0].pose
@@ -383,9 +439,10 @@ def _door(scene: Scene, d: int) -> Pose:
     return Pose("door", region((i, 0), d), i, 0, "N")
 
 
-def _observer_wording(item: Item, facing: str) -> Wording:
-    """Relation words as an observer facing `facing` says them (the north-facing view's words)."""
-    phrases = Phrases([o.name for o in item.objects] + [AGENT], [type_words(o.type) for o in item.objects] + [""])
+def _observer_wording(objects: Sequence, facing: str) -> Wording:
+    """Relation words as an observer facing `facing` says them (the north-facing view's words), of
+    the story's `objects` and you."""
+    phrases = Phrases([o.name for o in objects] + [AGENT], [type_words(o.type) for o in objects] + [""])
     return Wording(phrases, lambda code, view, field: relation_words(seen_facing(code, facing), OBSERVER, field))
 
 
@@ -395,15 +452,15 @@ def observer_frame(observer: Pose, rng: Random) -> str:
     return sentence(rng.choice(data_json("agents.json")["frame"]).format(place=place))
 
 
-def _egocentric_story(scene: Scene, item: Item, facts: tuple[Fact, ...], you_facts: tuple[Fact, ...],
+def _egocentric_story(scene: Scene, order: Sequence[str], facts: tuple[Fact, ...], you_facts: tuple[Fact, ...],
                       observer: Pose, teller: Teller, rng: Random) -> str:
     """The setting's facts and the facts about you, every one in your words (`teller`, in the
-    observer's wording); your region in the frame sentence."""
+    observer's wording), the objects introduced in `order`; your region in the frame sentence."""
     return " ".join(filter(None, [
         teller.opening(scene.room_type, scene.side, rng),
         observer_frame(observer, rng),
-        teller.objects(item.story_order, rng),
-        *teller.told(sentences(facts + you_facts[1:], item.story_order), AGENT_VIEW, rng),
+        teller.objects(order, rng),
+        *teller.told(sentences(facts + you_facts[1:], order), AGENT_VIEW, rng),
     ]))
 
 

@@ -242,6 +242,16 @@ class Choice:
     teller: Teller  # tells stories in these names, keeping their sentences for the room's other configurations
 
 
+@dataclass(frozen=True)
+class Told:
+    """A room's stories in one configuration, whether or not it asks a question in them: what a
+    kind retelling them starts from (a hard configuration's agent rows ask their own questions)."""
+
+    facts: Mapping[str, tuple[Fact, ...]]  # per setting, as its stories state them
+    stories: Mapping[tuple[str, str], str]  # per (setting, view): the story its questions are told after
+    shared: Mapping[str, object]  # the fields every row of the room and configuration has
+
+
 class RoomItems:
     """One room's items for any of its configurations: `RoomItems(scene)(config)`.
 
@@ -333,13 +343,35 @@ class RoomItems:
         return made(scene, config, self.choice(n), self.raster(n, config.d), self.story_objects(n, config.d),
                     self.facts(n, config.d), self.topology(n), lambda pair=None: self.answers(n, config.d, pair))
 
+    def told(self, config: Config) -> Told | None:
+        """The room's stories in `config` (`Told`); None when the room has fewer than n prominent objects."""
+        scene, n = self.scene, config.n
+        if len(scene.prominent) < n:
+            return None
+        choice = self.choice(n)
+        facts, _, shared = _told(scene, config, choice, self.story_objects(n, config.d), self.facts(n, config.d),
+                                 self.topology(n))
+        stories = {}
+        for setting, told in facts.items():
+            said = sentences(told, choice.order)
+            for view in VIEWS:  # drawn first from its seed, as its questions' tellings draw it (Teller.setting)
+                drawn = Random(text_seed(scene.room_id, config.paper.name, setting, view))
+                stories[setting, view] = choice.teller.story(scene.room_type, scene.side, said, choice.order, view,
+                                                             drawn)
+        return Told(facts, stories, shared)
+
 
 RECORD = Item  # the base kind's row (pipeline.text.kinds)
 
 
 def rows(room: Room, config: Config) -> tuple[Item, ...]:
     """The base kind's rows of a room: one RoomItems per room serves every configuration."""
-    return room.shared(("items",), lambda: RoomItems(room.scene))(config)
+    return shared_items(room)(config)
+
+
+def shared_items(room: Room) -> RoomItems:
+    """The room's RoomItems, made once for every configuration and kind."""
+    return room.shared(("items",), lambda: RoomItems(room.scene))
 
 
 def room_items(scene: Scene, config: Config) -> tuple[Item, ...]:
@@ -451,17 +483,24 @@ def _hard_askable(config: Config, choice: Choice, facts: Mapping[str, tuple[Fact
     askable: Askable = {setting: {} for setting in HARD_SETTINGS}
     offered: Askable = {setting: {} for setting in HARD_SETTINGS}
     for setting in HARD_SETTINGS:
-        told = facts[setting]
-        variables = story_variables(told, asked[0])
-        # R2 first: the checker then searches only within it, and refutes nothing where R2 is exact
-        local = [propagated_answer(told, variables, pair, config.d) for pair in asked]
-        for pair, left, exact in zip(asked, local, answer_sets_within(told, variables, asked, local, config.d)):
-            if left == exact:
-                continue
-            for asked_pair, held, open_ in ((pair, exact, left), (pair[::-1], *(frozenset(map(converse, s))
-                                                                                for s in (exact, left)))):
-                askable[setting][asked_pair], offered[setting][asked_pair] = held, open_
+        for pair, (held, open_) in beyond_local(facts[setting], asked, config.d).items():
+            askable[setting][pair], offered[setting][pair] = held, open_
     return askable, offered
+
+
+def beyond_local(facts: Sequence[Fact], pairs: Sequence[tuple[str, str]], d: int
+                 ) -> dict[tuple[str, str], tuple[frozenset[str], frozenset[str]]]:
+    """The `pairs` of one story whose answer set R2 does not give (level 3), each both ways (the
+    second the converse), with its exact answer set and what R2 leaves open."""
+    variables = story_variables(facts, pairs[0])
+    # R2 first: the checker then searches only within it, and refutes nothing where R2 is exact
+    local = [propagated_answer(facts, variables, pair, d) for pair in pairs]
+    out = {}
+    for pair, left, exact in zip(pairs, local, answer_sets_within(facts, variables, pairs, local, d)):
+        if left != exact:
+            out[pair] = exact, left
+            out[pair[::-1]] = frozenset(map(converse, exact)), frozenset(map(converse, left))
+    return out
 
 
 ClaimKey = tuple[str, str | None, tuple[str, ...]]  # (subject, object or None: in the room, the kind's codes)

@@ -1,4 +1,5 @@
-"""The hard configurations: larger stories, every question one only the checker's search answers."""
+"""The hard configurations: larger stories, every question one only the checker's search answers (the agent
+kind's in the facts its own stories state)."""
 
 import dataclasses
 
@@ -13,11 +14,15 @@ from pipeline.evaluate.score import SCORED, ScoreRow, score_item
 from pipeline.scene.scene_file import load_scene, scene_path
 from pipeline.spatial.checker import answer_set, holding, propagated_answer, propagated_holding
 from pipeline.spatial.facts import HARD_SETTINGS, Fact, described_pairs
+from pipeline.spatial.frames import OBSERVER, TOP_DOWN, seen_set
 from pipeline.spatial.ladder import story_variables
 from pipeline.spatial.relations import DIRECTIONS, REGIONS, alike
 from pipeline.spatial.topology import ROOM
+from pipeline.text.agents import AGENT, FRAMINGS, hard_agent_items
 from pipeline.text.configs import HARD_N, Config, parse_configs
-from pipeline.text.items import CONSISTENCY_FORM, REGION_LABELS, REGIONS_FORM, RELATION_FORM, RoomItems
+from pipeline.text.items import (CONSISTENCY_FORM, REGION_LABELS, REGIONS_FORM, RELATION_FORM, RoomItems,
+                                 beyond_local)
+from pipeline.text.prompts import AGENT_VIEW
 
 HARD = parse_configs("hard")
 
@@ -27,6 +32,19 @@ def hard_rows(scenes) -> dict:
     """Every room's rows of both hard configurations, by (room, configuration)."""
     rooms = [load_scene(scene_path(scenes, SCENE_SEED, index)) for index in range(SCENE_COUNT)]
     return {(scene.index, config.name): (scene, RoomItems(scene)(config)) for scene in rooms for config in HARD}
+
+
+@pytest.fixture(scope="module")
+def hard_agent_rows(scenes) -> list[tuple]:
+    """Per room and hard configuration: the scene, its stories (RoomItems.told), its base rows and its agent rows."""
+    found = []
+    for index in range(SCENE_COUNT):
+        scene = load_scene(scene_path(scenes, SCENE_SEED, index))
+        items = RoomItems(scene)
+        for config in HARD:
+            told = items.told(config)
+            found.append((scene, config, told, items(config), () if told is None else hard_agent_items(scene, told)))
+    return found
 
 
 def test_hard_configurations_are_named_and_parsed_as_their_family():
@@ -109,19 +127,23 @@ def test_a_room_without_enough_objects_asks_no_hard_question(hard_rows):
 
 
 def test_hard_configurations_come_with_the_kinds_that_have_them(scenes, tmp_path, capsys):
-    plan = BuildPlan.asked("hard", SCENE_SEED, 2, parse_configs("n5_m4_d144,hard"), {"twin": HARD})
+    plan = BuildPlan.asked("hard", SCENE_SEED, 2, parse_configs("n5_m4_d144,hard"),
+                           {"twin": HARD, "agent": HARD[1:], "vision": HARD[1:]})
     assert [o.name for o in plan.outputs] == ["n5_m4_d144", "n8_m20_d81_hard", "n8_m20_d144_hard",
-                                              "twin_n8_m20_d81_hard", "twin_n8_m20_d144_hard"]
+                                              "vision_n8_m20_d144_hard", "twin_n8_m20_d81_hard",
+                                              "twin_n8_m20_d144_hard", "agent_n8_m20_d144_hard",
+                                              "vision_agent_n8_m20_d144_hard"]
     assert main(["build", "--rooms", "1", "--scenes", str(scenes), "--out", str(tmp_path / "a"),
-                 "--configs", "n5_m4_d144", "--agents", "n8_m20_d144_hard"]) == 1
-    assert "the agent kind has no hard configurations" in capsys.readouterr().err
+                 "--configs", "n5_m4_d144", "--maps", "n8_m20_d144_hard"]) == 1
+    assert "the map kind has no hard configurations" in capsys.readouterr().err
 
 
 def test_hard_vision_rows_ask_the_hard_questions_with_their_pictures_and_nothing_else(scenes, tmp_path):
     # room 4 of the shared scenes has eight objects and questions only search answers
     out = tmp_path / "hard-vision"
     assert main(["build", "--rooms", "5", "--seed", str(SCENE_SEED), "--scenes", str(scenes), "--out", str(out),
-                 "--configs", "n5_m4_d144", "--vision", "n5_m4_d144", "--hard", "--quiet"]) == 0
+                 "--configs", "n8_m20_d144_hard", "--vision", "n8_m20_d144_hard", "--agents", "n8_m20_d144_hard",
+                 "--quiet"]) == 0
     source = open_rows(out)
     base = {row["id"].replace("n8_m20_d144_hard", "vision_n8_m20_d144_hard"): row
             for row in source.rows(["n8_m20_d144_hard"])}
@@ -131,3 +153,71 @@ def test_hard_vision_rows_ask_the_hard_questions_with_their_pictures_and_nothing
     assert all(row["level"] == 3 for row in vision if row["form"] != CONSISTENCY_FORM or row["answer"] == "No")
     assert {row["id"] for row in vision} <= set(base)
     assert all(row["answer_set"] == base[row["id"]]["answer_set"] for row in vision)
+    # the agent rows likewise: each with its story's picture, whatever it shows, and no question about a picture alone
+    agent = {row["id"].replace(row["config"], f"vision_{row['config']}"): row
+             for row in source.rows(["agent_n8_m20_d144_hard"])}
+    pictured = list(source.rows(["vision_agent_n8_m20_d144_hard"]))
+    assert pictured and {row["id"] for row in pictured} == set(agent)
+    assert all(row["modality"] == "image+story" and row["pair"] is None and row["level"] == 3 for row in pictured)
+    assert {row["image_name"] for row in pictured} == {"top_down", "south_door", "first_person"}
+    assert all(row["answer_set"] == agent[row["id"]]["answer_set"] for row in pictured)
+    card = (out / "README.md").read_text()
+    assert "| kind | FR | mean FR answer-set size | YN Yes | YN No | settings without FR" in card
+
+
+def test_every_hard_agent_question_is_one_only_search_answers_in_its_own_facts(hard_agent_rows):
+    rows = [row for *_, made in hard_agent_rows for row in made]
+    assert {row.kind for row in rows} == set(FRAMINGS) and {row.setting for row in rows} == set(HARD_SETTINGS)
+    assert {"Yes", "No"} <= {row.answer for row in rows}
+    for row in rows:
+        names = [o.name for o in row.objects]
+        # the egocentric framings' facts are the story's and those about you: R2 and the answer are theirs
+        assert any(AGENT in (f.subject, f.object) for f in row.facts) == (row.story_view == AGENT_VIEW)
+        pair = row.query.pair
+        assert AGENT not in pair and tuple(sorted(map(names.index, pair))) not in described_pairs(row.n, row.m)
+        variables = story_variables(row.facts, pair)
+        exact = answer_set(row.facts, variables, pair, row.d)
+        local = propagated_answer(row.facts, variables, pair, row.d)
+        facing = row.question_pose.facing
+        assert local > exact and row.answer_set == seen_set(exact, facing) and row.form == RELATION_FORM
+        assert row.level == 3 and row.search_effort >= 2 and row.bounded.local == seen_set(local, facing)
+        if row.question_type == "YN":  # a No is a relation only search rules out, as seen facing the question's wall
+            assert row.candidate in seen_set(exact if row.answer == "Yes" else local - exact, facing)
+
+
+def test_each_agent_framing_asks_where_its_own_facts_leave_a_pair_beyond_r2(hard_agent_rows):
+    differ = 0
+    for scene, config, told, _, rows in hard_agent_rows:
+        # the facts about you, as an egocentric row states them after the story's
+        you = next((row.facts[len(told.facts[row.setting]):] for row in rows if row.story_view == AGENT_VIEW), None)
+        if you is None:
+            continue
+        objects = told.shared["objects"]
+        names = [o.name for o in objects]
+        hung = {(o.type, o.x, o.z) for o in scene.objects if o.wall_hung}
+        floor = {o.name for o in objects if (o.type, o.x, o.z) not in hung}  # where a moved question stands
+        described = described_pairs(config.n, config.m)
+        once = [(names[a], names[b]) for a in range(config.n) for b in range(a + 1, config.n)
+                if (a, b) not in described]
+        for setting, facts in told.facts.items():
+            plan, egocentric = beyond_local(facts, once, config.d), beyond_local(facts + you, once, config.d)
+            differ += set(plan) != set(egocentric)
+            asked = {row.kind for row in rows if row.setting == setting and row.question_type == "FR"}
+            assert ("agent" in asked) == bool(egocentric)
+            assert ("agent_moved" in asked) == any(pair[1] in floor for pair in egocentric)
+            assert ("plan" in asked) == ("door" in asked) == any(pair[1] in floor for pair in plan)
+    assert differ  # the facts about you decide some pair the story leaves to search (or the other way)
+
+
+def test_hard_agent_rows_retell_the_hard_stories_and_skip_what_has_none(hard_agent_rows):
+    for scene, config, told, base, rows in hard_agent_rows:
+        if len(scene.prominent) < config.n:
+            assert told is None and not rows and not base
+            continue
+        for row in base:  # the base's questions are told after the same stories, whatever they ask
+            assert row.story == told.stories[row.setting, row.view]
+        for row in rows:
+            if row.kind in ("plan", "door"):
+                assert row.story == told.stories[row.setting, TOP_DOWN if row.kind == "plan" else OBSERVER]
+            assert row.config == f"agent_{config.name}" and row.id.startswith(f"{scene.room_id}-agent_{config.name}-")
+        assert len({row.id for row in rows}) == len(rows) and hard_agent_items(scene, told) == rows
