@@ -460,6 +460,8 @@ def cmd_score(args: argparse.Namespace) -> None:
 
     from pipeline.evaluate.sample import Sample
 
+    if args.html:
+        from pipeline.serve.html_report import write_html  # the serve extra: missing, said before any scoring
     predictions = name_systems(args.predictions, args.name)  # before a Hub download, not after
     sample = None if args.limit is None else Sample(args.limit, args.seed)
     evaluation = evaluate(args.source, args.config, predictions, args.baseline, args.seed, args.pool,
@@ -470,8 +472,6 @@ def cmd_score(args: argparse.Namespace) -> None:
     if args.json:
         write_report(args.json, evaluation)
     if args.html:
-        from pipeline.serve.html_report import write_html
-
         write_html(args.html, evaluation)
     if args.plots:
         from pipeline.evaluate.plots import write_plots
@@ -657,11 +657,11 @@ def add_serve(commands) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> None:
-    from werkzeug.serving import make_server
-
     from pipeline.serve.app import create_app
 
-    app = create_app(args.source, args.predictions, args.split, args.host, warm=True)
+    app = create_app(args.source, args.predictions, args.split, args.host, warm=True)  # imports Flask first
+    from werkzeug.serving import make_server  # Flask's own server library
+
     try:
         server = make_server(args.host, args.port, app, threaded=True)
     except (OSError, SystemExit) as error:  # werkzeug exits on a port in use

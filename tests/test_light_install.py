@@ -41,9 +41,11 @@ sys.meta_path.insert(0, Unimportable())
 '''
 
 
-def run_light(argv: list[str], cwd: Path, shim: Path) -> subprocess.CompletedProcess:
+def run_light(argv: list[str], cwd: Path, shim: Path, blocked: list[str] = BUILD_EXTRA) -> subprocess.CompletedProcess:
+    """`roomspace ARGV` in a Python that cannot import `blocked` (shim: a folder to write sitecustomize.py into)."""
+    (shim / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(shim), str(ROOT)]),
-           "ROOMSPACE_TEST_UNIMPORTABLE": ",".join(BUILD_EXTRA)}
+           "ROOMSPACE_TEST_UNIMPORTABLE": ",".join(blocked)}
     return subprocess.run([sys.executable, "-c", "import sys; from pipeline.cli import main; sys.exit(main())", *argv],
                           cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
@@ -59,7 +61,6 @@ def run_light(argv: list[str], cwd: Path, shim: Path) -> subprocess.CompletedPro
 def test_a_command_of_the_light_install_names_the_extra_it_needs(argv, tmp_path, built_tiny):
     shim = tmp_path / "shim"
     shim.mkdir()
-    (shim / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "tiny").symlink_to(built_tiny)
     done = run_light(argv, tmp_path, shim)

@@ -9,6 +9,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from markdown_it import MarkdownIt
+
 from pipeline.evaluate.plots import write_plots
 from pipeline.evaluate.prompts import png_data_uri
 from pipeline.evaluate.report import Evaluation, markdown
@@ -25,8 +27,6 @@ class Plot:
 def report_parts(evaluation: Evaluation, scratch: Path | None = None) -> tuple[str, list[Plot]]:
     """(the report's HTML, its plots); the plots are drawn in a temporary folder inside `scratch` (the
     system's temporary folder when None), removed before this returns."""
-    from markdown_it import MarkdownIt
-
     # html off: text in the report (a system's name, an unparseable answer) is shown, never run as markup
     body = MarkdownIt("commonmark", {"html": False}).enable("table").render(markdown(evaluation))
     with tempfile.TemporaryDirectory(dir=scratch) as folder:

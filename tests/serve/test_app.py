@@ -201,3 +201,35 @@ def test_the_server_lists_every_configuration_once_from_the_start(built, monkeyp
     assert made == list(rows.configs)
     assert catalogue.listing(rows.configs[0]).table.num_rows == rows.count(rows.configs[:1]) and len(made) == len(
         rows.configs)
+
+
+def test_a_person_answers_a_hub_snapshot_and_resumes(built, tmp_path):
+    source, answers = str(snapshot_of(built, tmp_path / "snapshot")), tmp_path / "answers"
+    config = "vision_n3_m2_d81_balanced"
+    client = create_app(source, answers).test_client()
+    assert client.post("/answer", data={"name": "bo", "limit": "3", "config": config}).status_code == 303
+    page = client.get("/answer/bo").get_data(as_text=True)
+    first = re.search(r'name="question" value="([^"]*)"', page).group(1)
+    row = next(open_rows(source).rows([config], keep={first}))
+    assert client.post("/answer/bo", data={"config": config, "question": first, "shown": "x",
+                                           **answer_form(row, True)}).status_code == 303
+    page = create_app(source, answers).test_client().get("/answer/bo").get_data(as_text=True)
+    assert 'id="number">2<' in page and first not in page
+    lines = (answers / "human-bo.jsonl").read_text().splitlines()
+    assert len(lines) == 2 and '"seconds": null' in lines[1]  # a shown time that is not a time: none recorded
+
+
+@pytest.mark.parametrize("argv", [["serve", "BUILD", "--port", "0"], ["score", "BUILD", "--baseline", "random",
+                                                                        "--config", "n3_m2_d81", "--html", "x.html", "--quiet"]],
+                         ids=lambda argv: argv[0])
+def test_without_the_serve_extra_a_command_names_it(built, tmp_path, argv):
+    from test_light_install import run_light
+
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    done = run_light([str(built) if part == "BUILD" else part for part in argv], tmp_path, shim,
+                     ["flask", "jinja2", "markdown_it", "werkzeug"])
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip().splitlines() == [done.stderr.strip()] and \
+        "pip install 'roomspace[serve]'" in done.stderr, done.stderr
+    assert not (tmp_path / "x.html").exists()
