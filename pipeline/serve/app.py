@@ -223,16 +223,17 @@ def _routes(app, served: Served) -> None:
         if wrong:
             abort(400, f"no baseline {wrong[0]!r}; the baselines are {', '.join(BASELINES)}")
         configs = ",".join(request.args.getlist("config")) or None
-        body = plots = None
+        body = plots = warnings = None
         if asked_files or baselines:
             systems = name_systems([files[name] for name in asked_files])
             if configs is None:  # the configurations the files were asked, not the whole build
                 configs = _asked_configs(systems.values())
             evaluation = evaluate(rows.location, configs, systems, baselines, split=rows.split)
             body, plots = report_parts(evaluation, _scratch(served))
+            warnings = evaluation.warnings
         return render_template("results.html", rows=rows, files=list(files), asked_files=asked_files,
                                baselines=BASELINES, asked_baselines=baselines, asked_configs=request.args.getlist("config"),
-                               body=body, plots=plots)
+                               body=body, plots=plots, warnings=warnings)
 
 
 def _chosen_filters(args, values: dict[str, tuple]) -> dict[str, object]:

@@ -35,8 +35,8 @@ def report_parts(evaluation: Evaluation, scratch: Path | None = None) -> tuple[s
 
 
 def write_html(path: Path, evaluation: Evaluation) -> None:
-    """The report as one self-contained HTML file."""
+    """The report as one self-contained HTML file, with the warnings `score` prints on stderr."""
     body, plots = report_parts(evaluation)
     page = environment().get_template("report.html").render(title=f"Scores on {evaluation.location}", body=body,
-                                                            plots=plots)
+                                                            plots=plots, warnings=evaluation.warnings)
     write_atomic(path, lambda target: target.write_text(page, encoding="utf-8"))

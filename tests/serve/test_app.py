@@ -213,8 +213,11 @@ def test_a_person_answers_a_hub_snapshot_and_resumes(built, tmp_path):
     row = next(open_rows(source).rows([config], keep={first}))
     assert client.post("/answer/bo", data={"config": config, "question": first, "shown": "x",
                                            **answer_form(row, True)}).status_code == 303
-    page = create_app(source, answers).test_client().get("/answer/bo").get_data(as_text=True)
+    client = create_app(source, answers).test_client()
+    page = client.get("/answer/bo").get_data(as_text=True)
     assert 'id="number">2<' in page and first not in page
+    results = client.get("/results?predictions=human-bo.jsonl").get_data(as_text=True)  # score's warning shown
+    assert 'id="warnings"' in results and "answers 1 of the 3 questions it asked" in results
     lines = (answers / "human-bo.jsonl").read_text().splitlines()
     assert len(lines) == 2 and '"seconds": null' in lines[1]  # a shown time that is not a time: none recorded
 
