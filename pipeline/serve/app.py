@@ -190,7 +190,8 @@ def _routes(app, served: Served) -> None:
         row = catalogue.question(config, question, ("id", "prompt", "image", "question_type", "options"))
         image = row.get("image")
         return render_template("answer.html", session=session, config=config, row=row, shown=time.time(),
-                               has_image=bool(image and image.get("bytes")), choice=row["question_type"] in CHOICE_TYPES,
+                               has_image=bool(image and image.get("bytes")),
+                               choice=row["question_type"] in CHOICE_TYPES,
                                number=len(session.answered) + 1)
 
     @app.post("/answer/<name>")
@@ -232,7 +233,8 @@ def _routes(app, served: Served) -> None:
             body, plots = report_parts(evaluation, _scratch(served))
             warnings = evaluation.warnings
         return render_template("results.html", rows=rows, files=list(files), asked_files=asked_files,
-                               baselines=BASELINES, asked_baselines=baselines, asked_configs=request.args.getlist("config"),
+                               baselines=BASELINES, asked_baselines=baselines,
+                               asked_configs=request.args.getlist("config"),
                                body=body, plots=plots, warnings=warnings)
 
 

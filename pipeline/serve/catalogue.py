@@ -94,7 +94,8 @@ class Catalogue:
                      for part in found]
         table = pa.concat_tables(parts, promote_options="default") if parts else _listed(
             pa.table({"id": pa.array([], pa.string())}), 0, 0, np.zeros(0, np.int32))
-        values = {name: tuple(v for v in pc.unique(table.column(name)).to_pylist() if v is not None) for name in FILTERS}
+        values = {name: tuple(v for v in pc.unique(table.column(name)).to_pylist() if v is not None)
+                  for name in FILTERS}
         return Listing(config, table, values)
 
     def read(self, config: str, places: pa.Table, columns: Sequence[str] | None = None) -> list[dict]:

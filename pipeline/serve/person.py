@@ -65,7 +65,8 @@ class Session:
     def record(self, question: str, prediction: str, seconds: float | None) -> None:
         """Append one answer to the file at once (a whole line per write, as run-model writes)."""
         if question not in {asked for _, asked in self.questions}:
-            raise RoomspaceError(f"{question} is not a question of {self.name}'s sample {self.header.sample.describe()}")
+            raise RoomspaceError(f"{question} is not a question of {self.name}'s sample "
+                                 f"{self.header.sample.describe()}")
         if question in self.answered:
             raise RoomspaceError(f"{self.name} has answered {question} already; answers are not changed")
         writer = PredictionsWriter(self.path, self.header, begin=False)

@@ -13,7 +13,6 @@ import pytest
 from markupsafe import escape
 
 from pipeline.cli import main
-from pipeline.dataset.manifest import MANIFEST
 from pipeline.evaluate.report import evaluate, markdown
 from pipeline.evaluate.rows import open_rows
 from pipeline.evaluate.sample import Sample, sample_ids
@@ -144,7 +143,8 @@ def test_a_person_answers_the_run_model_sample_resumes_and_score_reads_it(built,
         if k == 3:  # a new server: the session resumes from its file at the fourth question
             client = create_app(str(built), answers).test_client()
         page = client.get("/answer/ann").get_data(as_text=True)
-        config, question = (re.search(rf'name="{name}" value="([^"]*)"', page).group(1) for name in ("config", "question"))
+        config, question = (re.search(rf'name="{name}" value="([^"]*)"', page).group(1)
+                            for name in ("config", "question"))
         assert f'id="number">{k + 1}<' in page and str(escape(by_id[question]["prompt"])) in page
         assert 'id="answer"' not in page and 'id="answer-set"' not in page  # asked without its answer
         asked.append(question)
@@ -222,9 +222,10 @@ def test_a_person_answers_a_hub_snapshot_and_resumes(built, tmp_path):
     assert len(lines) == 2 and '"seconds": null' in lines[1]  # a shown time that is not a time: none recorded
 
 
-@pytest.mark.parametrize("argv", [["serve", "BUILD", "--port", "0"], ["score", "BUILD", "--baseline", "random",
-                                                                        "--config", "n3_m2_d81", "--html", "x.html", "--quiet"]],
-                         ids=lambda argv: argv[0])
+@pytest.mark.parametrize("argv", [
+    ["serve", "BUILD", "--port", "0"],
+    ["score", "BUILD", "--baseline", "random", "--config", "n3_m2_d81", "--html", "x.html", "--quiet"],
+], ids=lambda argv: argv[0])
 def test_without_the_serve_extra_a_command_names_it(built, tmp_path, argv):
     from test_light_install import run_light
 
