@@ -657,7 +657,7 @@ def add_serve(commands) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> None:
-    from pipeline.serve.app import create_app
+    from pipeline.serve.app import LOCAL_HOSTS, create_app
 
     app = create_app(args.source, args.predictions, args.split, args.host, warm=True)  # imports Flask first
     from werkzeug.serving import make_server  # Flask's own server library
@@ -668,6 +668,9 @@ def cmd_serve(args: argparse.Namespace) -> None:
         raise RoomspaceError(f"cannot listen on {args.host}:{args.port} ({error or 'in use'}); "
                              "choose another --port") from None
     shown = f"[{args.host}]" if ":" in args.host else args.host
+    if args.host.strip("[]").lower() not in LOCAL_HOSTS:
+        print(f"roomspace serve: warning: bound to {args.host}: whoever reaches this machine can browse the build and "
+              "write answers into the predictions folder", file=sys.stderr)
     print(f"roomspace serve: {args.source} at http://{shown}:{server.server_port}/ (answers go to "
           f"{args.predictions}/); Ctrl-C stops", file=sys.stderr, flush=True)
     try:

@@ -40,6 +40,7 @@ from pipeline.text.kinds import KINDS, kind_of
 PAGE = 25  # questions per page
 LISTED_COLUMNS = ("id", "question")  # read for a page's questions besides the listing's
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+EVERY_ADDRESS = ("0.0.0.0", "::")  # --host binding every address: reached by names it cannot know, so any is let in
 DEFAULT_SAMPLE = 20  # questions a person is offered to answer
 
 
@@ -51,7 +52,7 @@ class Served:
     catalogue: Catalogue
     blind: BlindGuesses
     predictions: Path  # the one folder written to
-    hosts: tuple[str, ...]  # the host names requests may name
+    hosts: tuple[str, ...] | None  # the host names requests may name; None: any (bound to every address)
     sessions: dict[str, Session] = field(default_factory=dict)
 
 
@@ -62,7 +63,8 @@ def create_app(source: str, predictions: Path, split: str = DATASET_SPLIT, host:
     from flask import Flask
 
     rows = open_rows(source, split)
-    hosts = tuple(dict.fromkeys((*LOCAL_HOSTS, host.strip("[]").lower())))
+    bound = host.strip("[]").lower()
+    hosts = None if bound in EVERY_ADDRESS else tuple(dict.fromkeys((*LOCAL_HOSTS, bound)))
     served = Served(rows, Catalogue(rows), BlindGuesses(rows), predictions.resolve(), hosts)
     app = Flask("pipeline.serve", template_folder=TEMPLATES, static_folder=None)
     app.extensions["roomspace"] = served
@@ -81,7 +83,7 @@ def _guards(app, served: Served) -> None:
 
     @app.before_request
     def same_site():
-        if urlsplit(f"//{request.host}").hostname not in served.hosts:
+        if served.hosts is not None and urlsplit(f"//{request.host}").hostname not in served.hosts:
             raise Forbidden(f"this server answers requests to {', '.join(served.hosts)} only, not {request.host}")
         origin = request.headers.get("Origin")
         if request.method == "POST" and origin is not None and origin.split("://", 1)[-1] != request.host:

@@ -119,6 +119,11 @@ def test_bad_requests_get_a_4xx_page_naming_the_problem(built, tmp_path):
     assert client.post("/answer", data={"name": "ann", "limit": "2"},
                        headers={"Origin": "http://attacker.example"}).status_code == 403
     assert not (tmp_path / "answers").exists()
+    exposed = create_app(str(built), tmp_path / "answers", host="0.0.0.0").test_client()  # --host 0.0.0.0: any name
+    assert exposed.get("/", headers={"Host": "lab-machine:8046"}).status_code == 200
+    named = create_app(str(built), tmp_path / "answers", host="lab-machine").test_client()
+    assert named.get("/", headers={"Host": "lab-machine:8046"}).status_code == 200
+    assert named.get("/", headers={"Host": "attacker.example:8046"}).status_code == 403
 
 
 def answer_form(row: dict, right: bool) -> dict:
