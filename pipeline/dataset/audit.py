@@ -31,7 +31,7 @@ import multiprocessing
 import re
 import warnings
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -203,14 +203,19 @@ def _folds(questions: list[Question], fitting: list[Question] | None, seed: int)
     return [(_fitted_rooms(halves[1]), halves[0]), (_fitted_rooms(halves[0]), halves[1])]
 
 
-def blind_answers(questions: list[Question], fitting: list[Question] | None, seed: int = 0) -> dict[str, tuple]:
+def blind_answers(questions: list[Question], fitting: list[Question] | None, seed: int = 0,
+                  keep: Collection[str] | None = None) -> dict[str, tuple]:
     """id -> (majority answer, learned answer) of every question, per question type, each by
-    baselines that never saw its room (`_folds`)."""
+    baselines that never saw its room (`_folds`); with `keep`, of those ids only (every question still
+    fits the baselines, so a kept question's answers are the same: `score` on a sample of RoomSpace-10K
+    predicts its few questions, not 340,000)."""
     out: dict[str, tuple] = {}
     for question_type in AUDITED:
         scored_all = [q for q in questions if q.question_type == question_type]
         fitted_all = None if fitting is None else [q for q in fitting if q.question_type == question_type]
         for fitted, scored in _folds(scored_all, fitted_all, seed):
+            if keep is not None:
+                scored = [q for q in scored if q.id in keep]
             if not scored:
                 continue
             if not fitted:

@@ -4,7 +4,7 @@ the blind map on its map questions; `blind_correct` is `score`'s blind prior (YN
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from pipeline.dataset.audit import (AUDIT_COLUMNS, MAP_AUDIT_COLUMNS, Cell, MapCell, MapQuestion, Question, audit_cells,
                                     blind_answers, map_audit_cells, map_question_of, question_of)
@@ -85,13 +85,16 @@ def unaudited(configs: Sequence[str]) -> list[str]:
     return said  # a map configuration's blind map has its own table
 
 
-def blind_correct(rows: BenchmarkRows, configs: Sequence[str], seed: int = 0) -> dict[str, tuple[bool, bool]]:
-    """id -> whether the (majority, learned) blind baseline answers it right: `score`'s blind prior."""
+def blind_correct(rows: BenchmarkRows, configs: Sequence[str], seed: int = 0,
+                  keep: Collection[str] | None = None) -> dict[str, tuple[bool, bool]]:
+    """id -> whether the (majority, learned) blind baseline answers it right: `score`'s blind prior; with `keep`,
+    for those ids only (the baselines fitted as without it)."""
     fitting, _ = fitting_rows(rows)
     out = {}
     for config in configs:
         questions = read_questions(rows, [config])[config]
         fitted = read_questions(fitting, [config])[config] if fitting is not None else None
-        answers = blind_answers(questions, fitted, seed)
-        out.update({q.id: (answers[q.id][0] == q.answer, answers[q.id][1] == q.answer) for q in questions})
+        answers = blind_answers(questions, fitted, seed, keep)
+        out.update({q.id: (answers[q.id][0] == q.answer, answers[q.id][1] == q.answer) for q in questions
+                    if q.id in answers})
     return out

@@ -80,7 +80,7 @@ def evaluate(location: str, configs: str | None, prediction_files: list[Path], b
     loaded = load_systems(rows, read_score_rows(rows, chosen, progress), prediction_files, baselines, seed, sample,
                           texts=per_question)
     score_rows, systems = loaded.rows, loaded.systems
-    scorer = Scorer(score_rows, _blind(rows, chosen, seed))
+    scorer = Scorer(score_rows, _blind(rows, chosen, seed, {row.id for row in score_rows}))
 
     def sliced(items) -> Slice:
         return Slice(scorer.reference(items), {name: scorer.metrics(outcomes, items) for name, outcomes in systems.items()})
@@ -112,13 +112,14 @@ def evaluate(location: str, configs: str | None, prediction_files: list[Path], b
                       question_results(score_rows, systems) if per_question else [])
 
 
-def _blind(rows, configs, seed: int) -> dict | None:
-    """The audit's blind baselines' outcome per row; None (the columns show "-") without scikit-learn."""
+def _blind(rows, configs, seed: int, keep: set[str]) -> dict | None:
+    """The audit's blind baselines' outcome per row scored (`keep`); None (the columns show "-") without
+    scikit-learn."""
     from pipeline.dataset.audit import BlindUnavailable
     from pipeline.evaluate.audit import blind_correct
 
     try:
-        return blind_correct(rows, configs, seed)
+        return blind_correct(rows, configs, seed, keep)
     except BlindUnavailable:
         return None
 

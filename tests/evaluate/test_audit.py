@@ -101,3 +101,12 @@ def test_the_paper_configuration_shows_its_rcc8_shortcut_and_fails_the_limits(bu
     assert "cells pass the limits" in capsys.readouterr().err
     assert main(["audit", str(built), "--max-yn", "100", "--max-fr", "100"]) == 0
     assert f"| {CONFIG} | rcc8 | 18 |" in capsys.readouterr().out
+
+
+def test_answers_kept_to_a_few_ids_are_the_answers_they_get_among_all():
+    # `score` on a sample asks the baselines for its questions alone; they are fitted on every question as before
+    rng = Random(5)
+    questions = [question(k, rng.choice("NESW"), rng.choice(["Yes", "No"]), room=k // 3) for k in range(300)]
+    every = blind_answers(questions, None, seed=2)
+    kept = {q.id for q in questions[::7]}
+    assert blind_answers(questions, None, seed=2, keep=kept) == {k: every[k] for k in kept}
