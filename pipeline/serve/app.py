@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +33,8 @@ from pipeline.evaluate.rows import BenchmarkRows, open_rows
 from pipeline.evaluate.sample import Sample
 from pipeline.serve.blind import BlindGuesses
 from pipeline.serve.catalogue import FILTERS, Catalogue
-from pipeline.serve.person import CHOICE_TYPES, Session, begin, predictions_path, prediction_of, resume
+from pipeline.serve.person import (CHOICE_TYPES, AlreadyAnswered, Session, begin, predictions_path, prediction_of,
+                                   resume)
 from pipeline.serve.templating import TEMPLATES
 from pipeline.serve.witness import witness_grid
 from pipeline.text.kinds import KINDS, kind_of
@@ -54,6 +56,7 @@ class Served:
     predictions: Path  # the one folder written to
     hosts: tuple[str, ...] | None  # the host names requests may name; None: any (bound to every address)
     sessions: dict[str, Session] = field(default_factory=dict)
+    opening: threading.Lock = field(default_factory=threading.Lock)  # one session begun or resumed at a time
 
 
 def create_app(source: str, predictions: Path, split: str = DATASET_SPLIT, host: str = LOCAL_HOSTS[0],
@@ -173,14 +176,16 @@ def _routes(app, served: Served) -> None:
         name = form.get("name", "").strip()
         configs = rows.choose(",".join(form.getlist("config")) or None)
         sample = Sample(_whole(form.get("limit", ""), "limit", 1, None), _whole(form.get("seed", "0"), "seed", 0, None))
-        served.sessions[name] = begin(rows, catalogue, served.predictions, name, configs, sample)
+        with served.opening:
+            served.sessions[name] = begin(rows, catalogue, served.predictions, name, configs, sample)
         return redirect(url_for("answer", name=name), 303)
 
     def session_of(name: str) -> Session:
         predictions_path(served.predictions, name)  # the name is checked before any file is looked for
-        if name not in served.sessions:
-            served.sessions[name] = resume(rows, catalogue, served.predictions, name)
-        return served.sessions[name]
+        with served.opening:
+            if name not in served.sessions:
+                served.sessions[name] = resume(rows, catalogue, served.predictions, name)
+            return served.sessions[name]
 
     @app.get("/answer/<name>")
     def answer(name: str):
@@ -207,7 +212,10 @@ def _routes(app, served: Served) -> None:
         row = catalogue.question(config, question, ("id", "question_type", "options"))
         prediction = prediction_of(row, request.form.getlist("choice"), request.form.get("text", ""))
         shown = _seconds(request.form.get("shown", ""))
-        session.record(question, prediction, None if shown is None else max(0.0, time.time() - shown))
+        try:
+            session.record(question, prediction, None if shown is None else max(0.0, time.time() - shown))
+        except AlreadyAnswered as error:  # the same question posted twice at once
+            abort(409, str(error))
         return redirect(url_for("answer", name=name), 303)
 
     @app.get("/results")

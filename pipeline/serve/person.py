@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,10 @@ def predictions_path(folder: Path, name: str) -> Path:
     return folder / f"human-{name}.jsonl"
 
 
+class AlreadyAnswered(RoomspaceError):
+    """A second answer to a question: answers are not changed."""
+
+
 @dataclass
 class Session:
     """A person's answers to one sample: the questions (configuration, id) in sample order, those answered."""
@@ -53,6 +58,8 @@ class Session:
     header: RunHeader
     questions: tuple[tuple[str, str], ...]
     answered: set[str] = field(default_factory=set)
+    # one answer written at a time: two posts of the same question (a double click) never write two lines
+    _writing: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @property
     def system(self) -> str:
@@ -67,15 +74,16 @@ class Session:
         if question not in {asked for _, asked in self.questions}:
             raise RoomspaceError(f"{question} is not a question of {self.name}'s sample "
                                  f"{self.header.sample.describe()}")
-        if question in self.answered:
-            raise RoomspaceError(f"{self.name} has answered {question} already; answers are not changed")
-        writer = PredictionsWriter(self.path, self.header, begin=False)
-        try:
-            writer.add({"id": question, "prediction": prediction, "model": self.system,
-                        "seconds": None if seconds is None else round(seconds, 1)})
-        finally:
-            writer.close()
-        self.answered.add(question)
+        with self._writing:
+            if question in self.answered:
+                raise AlreadyAnswered(f"{self.name} has answered {question} already; answers are not changed")
+            writer = PredictionsWriter(self.path, self.header, begin=False)
+            try:
+                writer.add({"id": question, "prediction": prediction, "model": self.system,
+                            "seconds": None if seconds is None else round(seconds, 1)})
+            finally:
+                writer.close()
+            self.answered.add(question)
 
 
 def begin(rows: BenchmarkRows, catalogue: Catalogue, folder: Path, name: str, configs: Sequence[str],

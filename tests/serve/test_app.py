@@ -6,6 +6,7 @@ numbers the results page shows, and nothing is written outside the predictions f
 import hashlib
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -242,3 +243,23 @@ def test_without_the_serve_extra_a_command_names_it(built, tmp_path, argv):
     assert done.stderr.strip().splitlines() == [done.stderr.strip()] and \
         "pip install 'roomspace[serve]'" in done.stderr, done.stderr
     assert not (tmp_path / "x.html").exists()
+
+
+def test_the_same_answer_posted_twice_at_once_is_written_once(built, tmp_path, monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from pipeline.evaluate.predictions import PredictionsWriter
+
+    slow = PredictionsWriter.add  # a slow disk: every post reaches the write before the first has finished it
+    monkeypatch.setattr(PredictionsWriter, "add", lambda self, record: time.sleep(0.2) or slow(self, record))
+    app, config = create_app(str(built), tmp_path / "answers"), "n3_m2_d81"
+    client = app.test_client()
+    client.post("/answer", data={"name": "cy", "limit": "2", "config": config})
+    page = client.get("/answer/cy").get_data(as_text=True)
+    question = re.search(r'name="question" value="([^"]*)"', page).group(1)
+    row = next(open_rows(str(built)).rows([config], keep={question}))
+    form = {"config": config, "question": question, **answer_form(row, True)}
+    with ThreadPoolExecutor(8) as pool:  # a double click, eight times over
+        codes = sorted(pool.map(lambda _: app.test_client().post("/answer/cy", data=form).status_code, range(8)))
+    assert codes == [303] + [409] * 7
+    assert len((tmp_path / "answers" / "human-cy.jsonl").read_text().splitlines()) == 2
