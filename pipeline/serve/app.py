@@ -136,14 +136,17 @@ def _routes(app, served: Served) -> None:
     def browse(config: str):
         listing = catalogue.listing(config_or_404(config))
         chosen = _chosen_filters(request.args, listing.values)
-        selected = listing.select(chosen)
+        room = request.args.get("room", "").strip()
+        if room and listing.position_of_room(room) is None:
+            abort(400, f"{config} has no questions of room {room!r} (a room id such as s0-000042)")
+        selected = listing.select({**chosen, **({"room_id": room} if room else {})})
         pages = max(1, math.ceil(selected.num_rows / PAGE))
         page = _whole(request.args.get("page", "1"), "page", 1, pages)
         shown = selected.slice((page - 1) * PAGE, PAGE)
         questions = catalogue.read(config, shown, LISTED_COLUMNS)
         listed = [{**place, **question} for place, question in zip(shown.to_pylist(), questions)]
         return render_template("browse.html", config=config, kind=kind_of(config).name, listing=listing,
-                               chosen=chosen, filters=FILTERS, questions=listed, page=page, pages=pages,
+                               chosen={**chosen, **({"room": room} if room else {})}, filters=FILTERS, questions=listed, page=page, pages=pages,
                                total=selected.num_rows, values=_sorted_values(listing.values))
 
     @app.get("/question/<config>/<question>")

@@ -47,6 +47,11 @@ class Listing:
             table = table.filter(pc.equal(table.column(name), pa.scalar(value, table.schema.field(name).type)))
         return table
 
+    def position_of_room(self, room: str) -> int | None:
+        """The first row of room id `room` in `table`, None when the configuration has no question of it."""
+        found = pc.index(self.table.column("room_id"), room).as_py()
+        return None if found < 0 else found
+
     def position(self, question: str) -> int | None:
         """The row of question id `question` in `table`, None when the configuration has no such question."""
         found = pc.index(self.table.column("id"), question).as_py()

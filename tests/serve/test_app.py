@@ -73,7 +73,7 @@ def test_filters_and_pages_read_only_the_row_groups_of_their_questions(built, tm
     (path,) = (source / "data" / config).glob("*.parquet")
     pq.write_table(pq.read_table(path), path, row_group_size=7)  # many row groups (a snapshot has no checksums)
     rows = open_rows(str(source))
-    everything = list(rows.rows([config], ["id", "setting", "question_type"]))
+    everything = list(rows.rows([config], ["id", "room_id", "setting", "question_type"]))
     assert len(everything) > 2 * PAGE
     client = create_app(str(source), tmp_path / "answers").test_client()
     client.get(f"/browse/{config}")  # the listing is made on the first page
@@ -89,6 +89,10 @@ def test_filters_and_pages_read_only_the_row_groups_of_their_questions(built, tm
     page = client.get(f"/browse/{config}?setting={setting}&question_type=YN").get_data(as_text=True)
     assert f"{len(chosen)} question" in page
     assert re.findall(r'class="muted">([^<]+)</td>', page) == chosen[:PAGE]
+    room = everything[-1]["room_id"]  # the last room's questions
+    in_room = [row["id"] for row in everything if row["room_id"] == room]
+    page = client.get(f"/browse/{config}?room={room}").get_data(as_text=True)
+    assert in_room and re.findall(r'class="muted">([^<]+)</td>', page) == in_room[:PAGE]
 
 
 def test_bad_requests_get_a_4xx_page_naming_the_problem(built, tmp_path):
@@ -100,6 +104,7 @@ def test_bad_requests_get_a_4xx_page_naming_the_problem(built, tmp_path):
         (f"/browse/{config}?page=two", 400, "page must be a whole number"),
         (f"/browse/{config}?setting=upside_down", 400, "setting 'upside_down' is not one of"),
         (f"/browse/{config}?level=7", 400, "level '7' is not one of"),
+        (f"/browse/{config}?room=s9-999999", 400, "has no questions of room 's9-999999'"),
         (f"/question/{config}/no-such-question", 404, "has no question"),
         (f"/image/{config}/no-such-question.png", 404, "has no picture"),
         ("/?kind=spaceship", 400, "no kind 'spaceship'"),
