@@ -15,7 +15,7 @@ TAG           := $(if $(filter offline,$(RENDERER)),,-$(RENDERER))
 # Python's str hash feeds ProcTHOR's material choice; fixing it keeps scenes byte-identical.
 export PYTHONHASHSEED := 0
 
-.PHONY: setup test test-quick eval-tiny test-tiny test-vlm-harness test-train test-serve blender test-blender roomspace-100 roomspace-1k roomspace-10k scenes-100 bench bench-scale lock clean renders-100
+.PHONY: setup test test-quick eval-tiny test-tiny test-vlm-harness test-train test-serve blender test-blender test-pictures roomspace-100 roomspace-1k roomspace-10k scenes-100 bench bench-scale lock clean renders-100
 
 setup: $(READY)
 
@@ -167,6 +167,12 @@ blender: $(BLENDER_READY)
 
 test-blender: $(READY) $(BLENDER_READY)  # renders with Blender, twice (not a test_*.py: never collected by default)
 	$(BIN)/python -m pytest -q -m blender tests/render/blender_check.py
+
+# Every picture of RoomSpace-100 (issue 45): labels a reader cannot misread, first-person cameras clear of what they
+# show, object-task pictures that show what holds what, and every image-only question read back from its picture.
+# A few minutes on 2 cores, too long for `make test` (which checks a few rooms the same way): not a test_*.py.
+test-pictures: $(READY)
+	$(BIN)/python -m pytest -q -m pictures tests/dataset/pictures_check.py
 
 clean:
 	rm -rf $(VENV) out

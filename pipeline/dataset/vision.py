@@ -30,7 +30,7 @@ from pipeline.dataset.layout import IMAGELESS
 from pipeline.dataset.rows import row_json
 from pipeline.errors import RoomspaceError
 from pipeline.render.door import south_door_sightings
-from pipeline.render.png import IMAGES, image_labels
+from pipeline.render.png import IMAGES, covered_objects, image_labels
 from pipeline.scene.records import Scene
 from pipeline.spatial.topology import ROOM
 from pipeline.text.configs import Config
@@ -156,11 +156,13 @@ def vision_rows(scene: Scene, items: Sequence[Item], images: Mapping[str, bytes]
     config = KIND.config_name(items[0].config)
     pngs = {**images, **{MARKED + name: png for name, png in (marked or {}).items()}}
     labels = {name: image_labels(png) for name, png in pngs.items()}
+    covered = {name: covered_objects(png) for name, png in pngs.items()}
     asked: dict[str, list[VisionItem]] = {name: [] for name in pngs}
     for item in items:
         name = IMAGE_OF_VIEW[item.view]
-        if labels[name] is not None and not set(item.query.pair) - {ROOM} <= set(labels[name].values()):
-            continue  # the view hides a queried object: no image+story question about it in this view
+        shown = labels[name] and {label for i, label in labels[name].items() if i not in covered[name]}
+        if labels[name] is not None and not set(item.query.pair) - {ROOM} <= shown:
+            continue  # the view hides a queried object (or a label covers it): no image+story question about it
         renamed = {"config": config, "id": item.id.replace(f"-{item.config}-", f"-{config}-", 1)}
         asked[name].append(VisionItem(**{**init_fields(item), **renamed}, modality="image+story", pair=None,
                                       image_name=name, camera=door[0] if name == "south_door" else None))
@@ -168,7 +170,7 @@ def vision_rows(scene: Scene, items: Sequence[Item], images: Mapping[str, bytes]
         asked_about = name if marked is None else MARKED + name
         if labels[asked_about] is not None:
             camera, seen = door if name == "south_door" else (None, None)
-            picture = Picture(asked_about, labels[asked_about], camera, seen)
+            picture = Picture(asked_about, labels[asked_about], camera, seen, covered[asked_about])
             asked[asked_about].extend(pair_questions(scene, items[0], config, view, picture, marked is not None))
     return [VisionImage(f"{scene.room_id}-{config}-{name}", scene.room_id, scene.index, config, name, pngs[name],
                         tuple(questions))

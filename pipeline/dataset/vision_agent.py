@@ -8,7 +8,8 @@ asks about (pipeline.text.pictured.Picture.shows), in a balanced configuration w
 answered by the relation the picture shows (`seen_pair_questions` of pipeline.text.pictured):
 on the observer's image and on images from further stances (pipeline.text.pictured.first_person_poses,
 tried in their order) until FIRST_PERSON_IMAGES images have questions. A stance whose picture would
-carry none, or whose labels would not fit at a legible size, is not drawn (a balanced configuration's
+carry none, whose labels would not fit at a legible size, or where an object close to the camera fills
+much of the picture (pipeline.render.door.View.blocked_by), is not drawn (a balanced configuration's
 pair questions are about pictures marked by letters, pipeline.text.pictured.markers; its observer's
 picture with the objects named is drawn for its agent rows apart; a hard configuration, docs/semantics.md
 section 22, asks its agent rows with their images and no pair question). The image rows are
@@ -27,7 +28,7 @@ from pipeline.dataset.vision import (IMAGE_OF_STORY, IMAGE_OF_VIEW, AgentVisionQ
                                      labelled_images, stored_rows)
 from pipeline.errors import RoomspaceError
 from pipeline.render.door import CrowdedPicture, View, pose_view
-from pipeline.render.png import image_labels
+from pipeline.render.png import covered_objects, image_labels
 from pipeline.scene.records import Scene
 from pipeline.text.agents import AgentItem, Pose, camera_point
 from pipeline.text.configs import Config
@@ -86,6 +87,8 @@ def rows(room: Room, config: Config) -> list[AgentVisionQuestion]:
             break
         point = camera_point(scene, pose, config.d)
         view = _measured(room, point, pose.facing)
+        if view.blocked_by is not None:  # an object close by fills the picture: not drawn
+            continue
         name = FIRST_PERSON if pose == observer else f"{FIRST_PERSON}_{sum(v.pose != observer for v in views) + 2}"
         picture = Picture(name, {i: names[i] for i in view.labelled() if i in names}, view.camera, view.sightings)
         story_shown = pose == observer and any(all(_shows(scene, picture, n) for n in pair) for pair in story_queries)
@@ -96,7 +99,8 @@ def rows(room: Room, config: Config) -> list[AgentVisionQuestion]:
         if png is None:  # ... nor one whose labels do not fit at a legible size
             continue
         shown = name if marks is None else MARKED + name
-        views.append(FirstPerson(pose, png, Picture(shown, image_labels(png) or {}, view.camera, view.sightings)))
+        views.append(FirstPerson(pose, png, Picture(shown, image_labels(png) or {}, view.camera, view.sightings,
+                                                    covered_objects(png))))
     if not config.balanced:  # the observer's picture, where drawn, goes with the rows whose story is told from there
         story_image = next((view for view in views if view.pose == observer), None)
     elif observer is None:  # a hard configuration with no question told from the observer's stance in the room
@@ -104,9 +108,10 @@ def rows(room: Room, config: Config) -> list[AgentVisionQuestion]:
     else:  # a picture of its own, the objects named, drawn for every room whose labels fit it
         point = camera_point(scene, observer, config.d)
         view = _measured(room, point, observer.facing)
-        named = _drawn(room, point, observer.facing, view, names)
+        named = None if view.blocked_by is not None else _drawn(room, point, observer.facing, view, names)
         story_image = named and FirstPerson(observer, named, Picture(FIRST_PERSON, image_labels(named) or {},
-                                                                     view.camera, view.sightings))
+                                                                     view.camera, view.sightings,
+                                                                     covered_objects(named)))
     door = door_sightings(room)
     return stored_rows(agent_vision_rows(scene, agent_rows, labelled_images(room, names), door[0], views,
                                          config.balanced, story_image))
@@ -162,8 +167,8 @@ def agent_vision_rows(scene: Scene, rows: Sequence[AgentItem], images: Mapping[s
     if any(view.pose == observer for view in first_person[1:]):
         raise RoomspaceError(f"room {scene.room_id}: the story observer's first-person image must come first")
     config = KIND.config_name(parse(rows[0].config)[1])
-    pictures = {name: Picture(name, image_labels(images[name]), door if name == "south_door" else None)
-                for name in IMAGE_OF_VIEW.values()}
+    pictures = {name: Picture(name, image_labels(images[name]), door if name == "south_door" else None,
+                              covered=covered_objects(images[name])) for name in IMAGE_OF_VIEW.values()}
     drawn = [*first_person, *([story_image] if story_image else [])]
     pictures.update({view.picture.name: view.picture for view in drawn})
     pictures.setdefault(FIRST_PERSON, Picture(FIRST_PERSON, {}))  # not drawn: it would have shown no question's objects

@@ -351,7 +351,7 @@ def blender_view_png(scene: Scene, house: Mapping, view: View, settings: Blender
     backdrop = rendered(perspective_request(scene, house, view.frame.camera, settings, cut_south=False))
     camera = view.camera
     image, labels, places = perspective_image(scene, view.frame, names, f"pose ({camera.x}, {camera.z}) {camera.facing}",
-                                              backdrop)
+                                              backdrop, may_cross=False)
     return png_bytes(image, blender_key(settings, view_name(view)), labels, places)
 
 

@@ -30,6 +30,7 @@ from functools import cache, lru_cache
 
 import numpy as np
 from PIL import Image
+from shapely.geometry import Point, Polygon
 
 from pipeline.errors import RoomspaceError
 from pipeline.render.labels import LabelRequest, dot_on, label_step, label_texts, place_labels
@@ -49,6 +50,11 @@ MIN_VISIBLE_PX = 40  # an object with fewer visible pixels than this is not labe
 EYE_HEIGHT = 1.6  # m: the first-person camera's height above the floor
 POSE_PITCH = math.radians(12)  # the first-person camera looks this much below the horizon
 NEAR = 0.05  # m: the first-person camera sees nothing nearer than this in front of it
+# A first-person picture is not drawn where an object this near the camera (m, from its footprint) fills more than
+# this share of the picture: a fridge beside the camera covering two thirds of it, its top and bottom cut off,
+# shows no centre a reader could place.
+CLOSE_OBJECT = 1.0
+MOST_FILLED = 0.3
 # Horizontal (right, ahead) unit vectors (x, z) of a camera facing each wall: north is +z, east +x.
 AXES = {"N": ((1.0, 0.0), (0.0, 1.0)), "E": ((0.0, -1.0), (1.0, 0.0)), "S": ((-1.0, 0.0), (0.0, -1.0)),
         "W": ((0.0, 1.0), (-1.0, 0.0))}
@@ -565,14 +571,17 @@ def south_door_image(scene: Scene, house: Mapping, names: Mapping[str, str] | No
 def pose_image(scene: Scene, house: Mapping, position: tuple[float, float], facing: str,
                names: Mapping[str, str] | None = None) -> tuple[Image.Image, dict[str, str], dict[str, LabelPlace]]:
     """The first-person image from `position` facing `facing`, labelled as the south-door image is."""
-    return perspective_image(scene, pose_frame(scene, house, position, facing), names, f"pose {position} {facing}")
+    return perspective_image(scene, pose_frame(scene, house, position, facing), names, f"pose {position} {facing}",
+                             may_cross=False)
 
 
 def perspective_image(scene: Scene, frame: SouthDoorFrame, names: Mapping[str, str] | None, what: str,
-                      backdrop: Image.Image | None = None) -> tuple[Image.Image, dict[str, str], dict[str, LabelPlace]]:
+                      backdrop: Image.Image | None = None,
+                      may_cross: bool = True) -> tuple[Image.Image, dict[str, str], dict[str, LabelPlace]]:
     """The frame drawn (its surfaces' colours, edges where they change) or, given, `backdrop` (the
     same view rendered otherwise: pipeline.render.blender), and its labels, placed by the frame's
-    pixels either way; `what` names the picture in errors."""
+    pixels either way; `what` names the picture in errors; `may_cross`: place_labels' (False for a
+    first-person view, which another stance can replace)."""
     texts = label_texts(scene, names)
     if backdrop is None:
         image = flat_image(frame.surface_of_pixel, [s.colour for s in frame.surfaces])
@@ -601,7 +610,7 @@ def perspective_image(scene: Scene, frame: SouthDoorFrame, names: Mapping[str, s
         below = [(col, row + j * step) for j in range(1, 4)]
         requests.append(LabelRequest(obj.id, texts[obj.id], k, dot_on(owner, k, (col, row)), ((col, row), *above, *below)))
     try:
-        places = place_labels(draw, requests, owner, f"scene {scene.room_id} {what}")
+        places = place_labels(draw, requests, owner, f"scene {scene.room_id} {what}", may_cross=may_cross)
     except RoomspaceError as error:  # place_labels' only error: the labels do not fit
         raise CrowdedPicture(str(error)) from None
     return image, {i: texts[i] for i in places}, places
@@ -626,6 +635,7 @@ class View:
     frame: SouthDoorFrame | None  # None in a view kept only for what it shows (it cannot be drawn)
     camera: CameraPose
     sightings: dict[str, Sighting]
+    blocked_by: str | None = None  # an object too close that fills too much of the picture (`filling`): not drawn
 
     def labelled(self) -> set[str]:
         """The ids of the objects its picture labels where named (MIN_VISIBLE_PX pixels or more seen)."""
@@ -635,13 +645,26 @@ class View:
 def pose_view(scene: Scene, house: Mapping, position: tuple[float, float], facing: str) -> View:
     """The first-person view from `position` facing `facing`, measured (`sightings`), not yet drawn."""
     frame = pose_frame(scene, house, position, facing)
-    return View(frame, camera_pose(frame.camera), sightings(scene, frame))
+    close = [i for i, (share, distance) in filling(scene, frame).items()
+             if distance < CLOSE_OBJECT and share > MOST_FILLED]
+    return View(frame, camera_pose(frame.camera), sightings(scene, frame), close[0] if close else None)
+
+
+def filling(scene: Scene, frame: SouthDoorFrame) -> dict[str, tuple[float, float]]:
+    """{object id: (the share of the picture its pixels fill, its footprint's distance from the camera
+    in plan, m)} of every object the picture shows, prominent or not."""
+    camera = frame.camera
+    counts = np.bincount(frame.object_of_pixel[frame.object_of_pixel >= 0], minlength=len(scene.objects))
+    where = Point(camera.position[0], camera.position[2])
+    return {obj.id: (int(counts[k]) / (camera.width * camera.height), where.distance(Polygon(obj.footprint)))
+            for k, obj in enumerate(scene.objects) if counts[k]}
 
 
 def view_png(scene: Scene, view: View, names: Mapping[str, str] | None = None) -> bytes:
     """The PNG of a first-person view, labelled as the south-door image is."""
     camera = view.camera
-    image, labels, places = perspective_image(scene, view.frame, names, f"pose ({camera.x}, {camera.z}) {camera.facing}")
+    what = f"pose ({camera.x}, {camera.z}) {camera.facing}"
+    image, labels, places = perspective_image(scene, view.frame, names, what, may_cross=False)
     return png_bytes(image, offline_key(view_name(view)), labels, places)
 
 

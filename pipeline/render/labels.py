@@ -1,15 +1,23 @@
 """Labels on the offline images: each a boxed text that names exactly one object and points at it.
 
 A view asks for its labels in the order they should choose their places, each with the places it
-prefers, best first. `place_labels` puts each label at its first preferred place that is free,
-else at the free place nearest its object's dot, searching the whole image (a summed-area table
-counts the blocked pixels under every box at once). Free means inside the image, clear of every
-earlier label, leader, dot and reserved box (text the view drew), and, unless the label lies wholly
-on its object's own pixels, clear of its own dot, with a leader line to the dot that crosses no
-other label or dot (leaders may cross one another, as on a map). If some label finds no free
-place, the image's labels are all placed again with a smaller font, down to the smallest legible
-one (an image where even that cannot hold them is an error, never a cluttered image). The boxes
-and dots are recorded in the PNG (pipeline.render.png).
+prefers, best first, and a dot on its object (moved where it would touch an earlier label's dot:
+`_dots_apart`). `place_labels` puts each label at its first preferred place that is free, else at
+the free place nearest its object's dot, searching the image (a summed-area table counts the
+blocked pixels under every box at once). Free means inside the image, clear of every earlier
+label, leader, dot and reserved box (text the view drew), and, unless the label lies wholly on its
+object's own pixels, clear of its own dot, with a leader line to the dot that crosses no other
+label, leader or dot (two crossing leaders over a cluster of chairs cannot be told apart at a
+model's input size); where every leader to the dot would cross something, a leader to another spot
+wholly on the object will do. A label is also kept clear of the pixels of every other object
+labelled (a label on the table beside its chair reads as the table's) unless it finds no such place
+among the TRIED_PLACES nearest; then it lies over them and its place says which (`LabelPlace.over`:
+the vision kinds ask nothing about an object another label covers). If some label finds no place,
+the image's labels are all placed again with a smaller font, down to the smallest legible one;
+where even that cannot hold them, a picture that must be drawn (the plan, the door view: `may_cross`)
+is placed again with leaders allowed to cross one another, every free place tried, the last
+resort; failing that, or for a picture that can be left out, it is an error, never a cluttered
+image. The boxes and dots are recorded in the PNG (pipeline.render.png).
 
 Label text is sized to the image, not in fixed pixels: a vision-language model sees an image
 shrunk to a few hundred pixels (render.json's `labels.downscaled_to`, 448), so the font is the
@@ -21,9 +29,10 @@ stays unantialiased) on the label's light box, which keeps it apart from any fil
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 import numpy as np
@@ -41,6 +50,11 @@ DOT_RADIUS = 4  # px
 LEADER_PX = 2  # a leader line's width
 BOLD = 1  # px: text is drawn again this far to the right, a bold face without antialiased strokes
 SEARCH_STEP = 2  # px between the label places tried in the search
+# Free places tried per label, nearest first, with a leader to its dot, then to another spot of its object: beyond
+# them a label counts as not fitting (then over other objects, at a smaller font, ...), which bounds the search
+# (but for the last resort, `_layout`'s cross_leaders, which tries every free place with a leader to its dot).
+TRIED_PLACES = 4000
+TRIED_SPOTS = 400
 LINE = "Ahdgjlpqy"  # a text line's ascenders and descenders: how high a label's text line is
 
 
@@ -101,25 +115,50 @@ def dot_on(owner: np.ndarray, index: int, point: tuple[float, float]) -> tuple[i
 
 
 def place_labels(draw: ImageDraw.ImageDraw, requests: list[LabelRequest], owner: np.ndarray, image: str,
-                 reserved: tuple[tuple[int, int, int, int], ...] = ()) -> dict[str, LabelPlace]:
+                 reserved: tuple[tuple[int, int, int, int], ...] = (), may_cross: bool = True) -> dict[str, LabelPlace]:
     """Place and draw every label at the image's label font (`label_font_px`) or, where they do not
     all fit, a smaller one down to the smallest legible; {object id: place}.
 
-    `owner` is the object index each pixel shows (-1 for none), `image` names the image in errors.
+    `owner` is the object index each pixel shows (-1 for none), `image` names the image in errors;
+    `may_cross`: leaders may cross one another as the last resort (module docstring), which a picture
+    that can be left out (a first-person view, an object task's) does not take: it does not fit.
     """
     height, width = owner.shape
     largest, smallest = label_font_px(width, height), label_font_px(width, height, "fewest_text_px")
-    for size in range(largest, smallest - 1, -1):
-        places = _layout(requests, owner, size, reserved)
-        if places is not None:
-            for request in requests:
-                _draw(draw, request.text, places[request.id], request.dot, size)
-            return places
+    requests = _dots_apart(requests, owner)
+    for cross_leaders in (False, True) if may_cross else (False,):
+        for size in range(largest, smallest - 1, -1):
+            places = _layout(requests, owner, size, reserved, cross_leaders)
+            if places is not None:
+                for request in requests:
+                    _draw(draw, request.text, places[request.id], size)
+                return places
     raise RoomspaceError(f"{image}: no room for {len(requests)} labels at {smallest} px or more")
 
 
-def _layout(requests, owner: np.ndarray, px: int, reserved) -> dict[str, LabelPlace] | None:
-    """Every label's place at this font size, or None if one finds no free place."""
+def _dots_apart(requests: list[LabelRequest], owner: np.ndarray) -> list[LabelRequest]:
+    """The requests with each dot at least two dots' width and a gap from every earlier one: where two
+    objects' dots would touch (two chairs, one behind the other), the later moves to its object's pixel
+    nearest its dot that is that far from them (staying if none is), so that no leader ends on another's dot."""
+    apart = 2 * DOT_RADIUS + GAP + 1
+    out: list[LabelRequest] = []
+    for request in requests:
+        taken = np.array([r.dot for r in out], dtype=np.int64).reshape(-1, 2)
+        near = ((taken - request.dot) ** 2).sum(axis=1) < apart**2
+        if near.any():
+            rows, cols = np.nonzero(owner == request.index)
+            far = ((cols[:, None] - taken[:, 0]) ** 2 + (rows[:, None] - taken[:, 1]) ** 2 >= apart**2).all(axis=1)
+            if far.any():
+                k = int(np.argmin(np.where(far, (cols - request.dot[0]) ** 2 + (rows - request.dot[1]) ** 2, np.inf)))
+                request = replace(request, dot=(int(cols[k]), int(rows[k])))
+        out.append(request)
+    return out
+
+
+def _layout(requests, owner: np.ndarray, px: int, reserved, cross_leaders: bool) -> dict[str, LabelPlace] | None:
+    """Every label's place at this font size, or None if one finds no free place: clear of the other
+    labelled objects' pixels where it can be, else over them; leaders cross one another only with
+    `cross_leaders`."""
     height, width = owner.shape
     fixed = np.ones((height, width), dtype=bool)  # what no label box may cover, though leaders may cross it
     fixed[1:-1, 1:-1] = False  # the image's outermost pixels: a box drawn there would touch the edge
@@ -128,29 +167,40 @@ def _layout(requests, owner: np.ndarray, px: int, reserved) -> dict[str, LabelPl
     boxes, leaders, dots = np.zeros_like(fixed), np.zeros_like(fixed), np.zeros_like(fixed)
     for request in requests:
         _mark(dots, (*request.dot, *request.dot), DOT_RADIUS + GAP)
+    labelled = np.isin(owner, [request.index for request in requests])
+    id_of = {request.index: request.id for request in requests}
     places = {}
     for request in requests:
         left, _, right, _ = _ink(request.text, px)
         size = (right - left + 2 * LABEL_PAD, text_height(px) + 2 * LABEL_PAD)  # x1 - x0, y1 - y0
         own = np.zeros_like(dots)
         _mark(own, (*request.dot, *request.dot), DOT_RADIUS + GAP)
-        # Leaders may cross one another (as on a map), but never a label or another object's dot.
-        crossed = boxes | (dots & ~own)
-        place = _first_free(request, size, owner, crossed | leaders | fixed, own, crossed)
+        # A leader crosses no label, no other object's dot and (unless allowed) no other leader.
+        crossed = boxes | (dots & ~own) if cross_leaders else boxes | leaders | (dots & ~own)
+        covered = boxes | leaders | (dots & ~own) | fixed
+        tried = None if cross_leaders else TRIED_PLACES  # the last resort searches every free place
+        place = _first_free(request, size, owner, covered | (labelled & (owner != request.index)), own, crossed, tried)
+        if place is None:  # nowhere clear of the other labelled objects: over them
+            place = _first_free(request, size, owner, covered, own, crossed, tried)
         if place is None:
             return None
-        places[request.id] = place
+        x0, y0, x1, y1 = place.box
+        under = set(np.unique(owner[y0 : y1 + 1, x0 : x1 + 1]).tolist()) & set(id_of) - {request.index}
+        place = places[request.id] = replace(place, over=tuple(sorted(id_of[k] for k in under)))
         _mark(boxes, place.box, GAP)
         if place.dot is not None:
             _mark_segment(leaders, _nearest_on_box(place.dot, place.box), place.dot)
+            _mark(dots, (*place.dot, *place.dot), DOT_RADIUS + GAP)
     return places
 
 
-def _first_free(request: LabelRequest, size, owner, covered, own, crossed) -> LabelPlace | None:
-    """The first preferred place that is free, else the free place nearest the dot.
+def _first_free(request: LabelRequest, size, owner, covered, own, crossed, tried: int | None) -> LabelPlace | None:
+    """The first preferred place that is free, else the free place nearest the dot, else (where every
+    leader to the dot would cross something, as into a cluster of chairs) the free place nearest the
+    dot whose leader reaches another spot of the object (`_spots`) without crossing anything.
 
     No box may cover a pixel of `covered`, nor `own` (around its dot) unless it lies on its
-    object; no leader may cross `crossed`.
+    object; no leader may cross `crossed`. Only the `tried` nearest free places are tried (None: all).
     """
     w, h = size
     height, width = owner.shape
@@ -176,12 +226,44 @@ def _first_free(request: LabelRequest, size, owner, covered, own, crossed) -> La
     # Nearest first, ties by row then column, so the choice is fixed: four times the squared distance
     # between the box's centre and the dot is a whole number, the key's high bits.
     quadruple = (2 * x0s + w - 2 * request.dot[0]) ** 2 + (2 * y0s + h - 2 * request.dot[1]) ** 2
-    for k in _ascending((quadruple << 32) | (y0s << 16) | x0s):
+    keys = (quadruple << 32) | (y0s << 16) | x0s
+    for k in itertools.islice(_ascending(keys), tried):
         x0, y0 = int(x0s[k]), int(y0s[k])
         place = LabelPlace((x0, y0, x0 + w, y0 + h), request.dot)
         if _leader_clear(place, crossed):
             return place
+    spots = _spots(owner == request.index, covered | crossed)
+    if not len(spots):
+        return None
+    for k in itertools.islice(_ascending(keys), TRIED_SPOTS):
+        x0, y0 = int(x0s[k]), int(y0s[k])
+        x1, y1 = x0 + w, y0 + h
+        # the spot nearest the box, a dot's width and a gap clear of it
+        off = np.maximum(np.maximum(x0 - spots[:, 0], spots[:, 0] - x1), 0) ** 2 + np.maximum(
+            np.maximum(y0 - spots[:, 1], spots[:, 1] - y1), 0) ** 2
+        off[off <= (DOT_RADIUS + GAP) ** 2] = np.iinfo(off.dtype).max
+        j = int(np.argmin(off))
+        if off[j] == np.iinfo(off.dtype).max:
+            continue
+        place = LabelPlace((x0, y0, x1, y1), (int(spots[j, 0]), int(spots[j, 1])))
+        if _leader_clear(place, crossed):
+            return place
     return None
+
+
+def _spots(mine: np.ndarray, taken: np.ndarray) -> np.ndarray:
+    """(col, row) of every pixel of `mine` where a dot drawn lies wholly on it, a gap clear of `taken`."""
+    reach = DOT_RADIUS + GAP
+    height, width = mine.shape
+    good = mine & ~taken
+    table = np.zeros((height + 1, width + 1), dtype=np.int32)
+    table[1:, 1:] = good.cumsum(0, dtype=np.int32).cumsum(1, dtype=np.int32)
+    rows, cols = np.nonzero(mine[reach : height - reach, reach : width - reach])
+    rows, cols = rows + reach, cols + reach
+    side = 2 * reach + 1
+    full = (table[rows + reach + 1, cols + reach + 1] - table[rows - reach, cols + reach + 1]
+            - table[rows + reach + 1, cols - reach] + table[rows - reach, cols - reach]) == side * side
+    return np.stack([cols[full], rows[full]], axis=1).astype(np.int64)
 
 
 def _ascending(keys: np.ndarray, first: int = 64):
@@ -237,11 +319,11 @@ def _ink(text: str, px: int) -> tuple[int, int, int, int]:
     return left, top, right + BOLD, bottom
 
 
-def _draw(draw: ImageDraw.ImageDraw, text: str, place: LabelPlace, dot: tuple[int, int], px: int) -> None:
+def _draw(draw: ImageDraw.ImageDraw, text: str, place: LabelPlace, px: int) -> None:
     x0, y0, x1, y1 = place.box
     if place.dot is not None:
-        draw.line([_nearest_on_box(dot, place.box), dot], fill=colour("label_border"), width=LEADER_PX)
-        dx, dy = dot
+        draw.line([_nearest_on_box(place.dot, place.box), place.dot], fill=colour("label_border"), width=LEADER_PX)
+        dx, dy = place.dot
         draw.ellipse([dx - DOT_RADIUS, dy - DOT_RADIUS, dx + DOT_RADIUS, dy + DOT_RADIUS], fill=colour("label_text"))
     draw.rectangle([x0, y0, x1, y1], fill=colour("label_box"), outline=colour("label_border"))
     left, _, _, _ = _ink(text, px)

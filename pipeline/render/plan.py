@@ -75,9 +75,6 @@ def top_down_image(scene: Scene, grid: int | None = None, names: Mapping[str, st
         raise RoomspaceError(f"scene {scene.room_id} top_down: a backdrop of {backdrop.size} for a {frame.size} px plan")
     image = Image.new("RGB", (frame.size, frame.size), colour("background")) if backdrop is None else backdrop.convert("RGB")
     draw = drawing(image)
-    # Which object each pixel shows (index into scene.objects, -1 for none): labels sit on it and point at it.
-    owners = Image.new("I", image.size, -1)
-    owner_draw = ImageDraw.Draw(owners)
     (x0, y0), (x1, y1) = frame.pixel(0, scene.side), frame.pixel(scene.side, 0)
     wall_px = layout["wall_px"]
     walls = [x0 - wall_px, y0 - wall_px, x1 + wall_px, y1 + wall_px]
@@ -93,27 +90,20 @@ def top_down_image(scene: Scene, grid: int | None = None, names: Mapping[str, st
     for opening in scene.openings:
         _draw_opening(draw, frame, opening.wall, opening.start, opening.end, colour(opening.kind), wall_px)
 
-    # Each part of each object seen from above (pipeline.render.shapes), higher tops hiding lower ones;
-    # wall-hung objects are drawn last, on their wall.
-    parts = sorted(((obj.wall_hung, solid.top, k, j), solid) for k, obj in enumerate(scene.objects)
-                   for j, solid in enumerate(solids(obj, 0.0, obj.size[1])))
-    for (hung, _, k, _), solid in parts:
+    parts = _parts(scene)
+    for (hung, _, _, _), solid in parts if backdrop is None else ():
         if hung:
             continue
         outline, upward = solid.from_above()
-        hull = [frame.pixel(x, z) for x, z in outline]
-        owner_draw.polygon(hull, fill=k, outline=k)
-        if backdrop is not None:
-            continue
-        draw.polygon(hull, fill=_toned(solid.colour, SIDE_TONE), outline=_toned(solid.colour, OUTLINE_TONE))
+        draw.polygon([frame.pixel(x, z) for x, z in outline], fill=_toned(solid.colour, SIDE_TONE),
+                     outline=_toned(solid.colour, OUTLINE_TONE))
         if upward is not None:
             top = [frame.pixel(x, z) for x, z in upward]
             draw.polygon(top, fill=solid.colour, outline=_toned(solid.colour, OUTLINE_TONE))
-    for k, obj in enumerate(scene.objects):
+    for obj in scene.objects:
         if obj.wall_hung:  # a few centimetres deep: a bar thick enough to see, in its type's colour
             points = [frame.pixel(x, z) for x, z in obj.footprint]
             draw.polygon(points, fill=object_colour(obj), outline=object_colour(obj), width=WALL_HUNG_PX)
-            owner_draw.polygon(points, fill=k, outline=k, width=WALL_HUNG_PX)
     reserved = []  # the region codes, the door's word and the compass: no label may cover them
     if grid is not None:
         image, reserved = _grid_overlay(image, frame, grid)
@@ -127,7 +117,7 @@ def top_down_image(scene: Scene, grid: int | None = None, names: Mapping[str, st
         reserved.append(draw.textbbox((dx, dy + wall_px + 2), "door", font=words, anchor="mt"))
     reserved.append(_draw_compass(draw, frame, words))
 
-    owner = np.asarray(owners)
+    owner = plan_owner(scene, parts)
     labelled = sorted((k for k, o in enumerate(scene.objects) if o.id in texts),
                       key=lambda k: Polygon(scene.objects[k].footprint).area)  # small objects choose their place first
     step = label_step(frame.size, frame.size)
@@ -143,6 +133,30 @@ def top_down_image(scene: Scene, grid: int | None = None, names: Mapping[str, st
     places = place_labels(draw, requests, owner, f"scene {scene.room_id} top_down",
                           tuple(tuple(round(v) for v in r) for r in reserved))
     return image, texts, places
+
+
+def _parts(scene: Scene) -> list:
+    """((wall-hung, top, object index, part index), solid) of each part of each object seen from above
+    (pipeline.render.shapes) in the order drawn: higher tops hiding lower ones, wall-hung objects last."""
+    return sorted(((obj.wall_hung, solid.top, k, j), solid) for k, obj in enumerate(scene.objects)
+                  for j, solid in enumerate(solids(obj, 0.0, obj.size[1])))
+
+
+def plan_owner(scene: Scene, parts: list | None = None) -> np.ndarray:
+    """Which object each pixel of the plan shows (index into scene.objects, -1 for none), as
+    `top_down_image` draws them (`parts`: `_parts(scene)`, made here if not given): its labels sit
+    on it and point at it."""
+    frame = plan_frame(scene)
+    owners = Image.new("I", (frame.size, frame.size), -1)
+    owner_draw = ImageDraw.Draw(owners)
+    for (hung, _, k, _), solid in parts or _parts(scene):
+        if not hung:
+            hull = [frame.pixel(x, z) for x, z in solid.from_above()[0]]
+            owner_draw.polygon(hull, fill=k, outline=k)
+    for k, obj in enumerate(scene.objects):
+        if obj.wall_hung:
+            owner_draw.polygon([frame.pixel(x, z) for x, z in obj.footprint], fill=k, outline=k, width=WALL_HUNG_PX)
+    return np.asarray(owners)
 
 
 def _toned(fill: tuple[int, int, int], tone: float) -> tuple[int, int, int]:

@@ -5,7 +5,8 @@ and labels always give the same bytes; an image of at most 256 colours (every of
 fills, nothing antialiased) is saved as a palette image, the same pixels in far fewer bytes. It carries text chunks: RENDER_KEY (what drew it; an image is redrawn when it
 differs), LABELS_KEY (JSON list of [object id, label] for the objects labelled, i.e. visible, in
 it; pipeline.dataset.vision reads it with `image_labels`) and PLACES_KEY (JSON {object id: [box,
-dot]}, where each label lies and the end of its leader; read with `label_places`). An AI2-THOR
+dot(, over)]}, where each label lies, the end of its leader and the other labelled objects it
+covers, if any; read with `label_places`). An AI2-THOR
 render has neither of the last two: nothing says which objects its frames show.
 """
 
@@ -35,6 +36,8 @@ class LabelPlace:
 
     box: tuple[int, int, int, int]  # x0, y0, x1, y1: the pixels drawn, ends included
     dot: tuple[int, int] | None  # where its leader ends, None for a label on its object's own pixels
+    # the other labelled objects some of whose pixels the box covers (only where the labels fit no other way)
+    over: tuple[str, ...] = ()
 
 
 def png_bytes(image: Image.Image, render_key: str, labels: Mapping[str, str] | None = None,
@@ -47,7 +50,8 @@ def png_bytes(image: Image.Image, render_key: str, labels: Mapping[str, str] | N
     info.add_text(RENDER_KEY, render_key)
     if labels is not None:
         info.add_text(LABELS_KEY, json.dumps(sorted(map(list, labels.items())), separators=(",", ":")))
-        info.add_text(PLACES_KEY, json.dumps({i: [p.box, p.dot] for i, p in sorted(places.items())}, separators=(",", ":")))
+        info.add_text(PLACES_KEY, json.dumps({i: [p.box, p.dot, *([list(p.over)] if p.over else [])]
+                                              for i, p in sorted(places.items())}, separators=(",", ":")))
     buffer = io.BytesIO()
     _paletted(image).save(buffer, "PNG", pnginfo=info, compress_level=9)
     return buffer.getvalue()
@@ -95,4 +99,13 @@ def label_places(png: bytes) -> dict[str, LabelPlace]:
         text = image.info.get(PLACES_KEY)
     if text is None:
         raise RoomspaceError("this render records no label places")
-    return {i: LabelPlace(tuple(box), None if dot is None else tuple(dot)) for i, (box, dot) in json.loads(text).items()}
+    return {i: LabelPlace(tuple(box), None if dot is None else tuple(dot), tuple(over[0]) if over else ())
+            for i, (box, dot, *over) in json.loads(text).items()}
+
+
+def covered_objects(png: bytes) -> frozenset[str]:
+    """The ids of the labelled objects of an offline render that another object's label partly covers
+    (`LabelPlace.over`); none for a render that records no labels (AI2-THOR)."""
+    if image_labels(png) is None:
+        return frozenset()
+    return frozenset(i for place in label_places(png).values() for i in place.over)

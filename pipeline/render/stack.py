@@ -31,7 +31,7 @@ from pipeline.render.png import png_bytes
 from pipeline.render.shapes import Solid, parts_of, solids
 from pipeline.render.style import colour, drawing, font, offline_key, rgb, style
 from pipeline.scene.records import Scene, SceneObject, SmallObject
-from pipeline.scene.small_objects import Holder, bottoms, rules
+from pipeline.scene.small_objects import Holder, Rect, bottoms, rules
 from pipeline.text.words import type_words
 
 MIN_VISIBLE_PX = 12  # a thing with fewer visible pixels than this is not labelled
@@ -90,6 +90,70 @@ def small_rect(holder: Holder, obj: SmallObject) -> tuple[float, float, float, f
     return u - across / 2, u + across / 2, v - ahead / 2, v + ahead / 2
 
 
+def held_in(obj: SmallObject, small: Mapping[str, SmallObject]) -> bool:
+    """Whether a small object lies in the small object under it (a box's inside, a bowl, a pot), not on it."""
+    support = small.get(obj.support)
+    return support is not None and (obj.inside or rules()["carriers"].get(support.type, {}).get("relation") == "in")
+
+
+def drawn_rects(holder: Holder, small: Sequence[SmallObject]) -> dict[str, Rect]:
+    """{small object id: its rectangle as the picture draws it}, in the furniture's frame: where it was
+    placed, except that what lies in a small object (`held_in`) is drawn inside it and what rests on
+    one moves with it. The placer lets a load overhang its carrier (a potato bigger than the bowl it is
+    in, its centre over the bowl's middle), which drawn as placed looks beside the bowl; so the things
+    in one holder are shrunk together (one scale, never enlarged) and moved as little as they must to
+    lie inside the holder's rim (`rules()["gap"]` in from its sides). Holders come before what they
+    hold (placement order)."""
+    by_id = {obj.id: obj for obj in small}
+    wall = rules()["gap"]
+    maps: dict[str, tuple[float, float, float, float, float]] = {}  # id -> its placed rect's map to the drawn one
+    drawn: dict[str, Rect] = {}
+    for obj in small:
+        placed = small_rect(holder, obj)
+        if obj.support not in by_id:
+            maps[obj.id] = (1.0, 0.0, 0.0, 0.0, 0.0)
+        elif not held_in(obj, by_id):
+            maps[obj.id] = maps[obj.support]  # on its carrier: where the carrier goes
+        elif obj.id not in maps:  # the first thing in its holder: a map for all of them
+            group = [o for o in small if o.support == obj.support and held_in(o, by_id)]
+            rects = [_mapped(small_rect(holder, o), maps[obj.support]) for o in group]
+            inner = _inset(drawn[obj.support], wall)
+            maps.update((o.id, _into(rects, inner, maps[obj.support])) for o in group)
+        drawn[obj.id] = _mapped(placed, maps[obj.id])
+    return drawn
+
+
+def _mapped(rect: Rect, transform: tuple[float, float, float, float, float]) -> Rect:
+    """A rectangle under (scale, u from, v from, u to, v to): p -> to + scale (p - from)."""
+    scale, u_from, v_from, u_to, v_to = transform
+    u0, u1, v0, v1 = rect
+    return (u_to + scale * (u0 - u_from), u_to + scale * (u1 - u_from),
+            v_to + scale * (v0 - v_from), v_to + scale * (v1 - v_from))
+
+
+def _inset(rect: Rect, wall: float) -> Rect:
+    """The rectangle `wall` in from each side (its centre, where it is narrower than two walls)."""
+    u0, u1, v0, v1 = rect
+    du, dv = min(wall, (u1 - u0) / 2), min(wall, (v1 - v0) / 2)
+    return u0 + du, u1 - du, v0 + dv, v1 - dv
+
+
+def _into(rects: Sequence[Rect], inner: Rect, outer: tuple[float, float, float, float, float],
+          ) -> tuple[float, float, float, float, float]:
+    """The map that takes placed rectangles through `outer` (their holder's map) and then shrinks
+    (never enlarges) and shifts the box around them, as little as it must, to lie inside `inner`."""
+    u0, u1 = min(r[0] for r in rects), max(r[1] for r in rects)
+    v0, v1 = min(r[2] for r in rects), max(r[3] for r in rects)
+    i0, i1, j0, j1 = inner
+    scale = min(1.0, (i1 - i0) / max(u1 - u0, 1e-12), (j1 - j0) / max(v1 - v0, 1e-12))
+    cu, cv = (u0 + u1) / 2, (v0 + v1) / 2
+    half_u, half_v = scale * (u1 - u0) / 2, scale * (v1 - v0) / 2
+    to_u = min(max(cu, i0 + half_u), i1 - half_u)
+    to_v = min(max(cv, j0 + half_v), j1 - half_v)
+    s, fu, fv, tu, tv = outer  # first the holder's map, then this one about the group's centre
+    return s * scale, fu, fv, to_u + scale * (tu - cu), to_v + scale * (tv - cv)
+
+
 def enclosed(furniture: SceneObject, small: Sequence[SmallObject]) -> dict[str, str]:
     """{small object id: the closed compartment ("<furniture id>/<name>") or container (its id) whose
     inset draws it}: the innermost closed one around it."""
@@ -116,6 +180,14 @@ def stack_png(scene: Scene, house: Mapping, furniture: SceneObject, small: Seque
     small objects by id, the furniture by its id, a compartment by "<furniture id>/<name>"); an inset
     for each closed thing holding something, captioned with `captions` ({its id: caption}). A
     CrowdedPicture where the labels do not fit."""
+    panels, ids = stack_panels(house, furniture, small, names, captions)
+    return _draw(panels, ids, names, scene.room_id, image_name)
+
+
+def stack_panels(house: Mapping, furniture: SceneObject, small: Sequence[SmallObject], names: Mapping[str, str],
+                 captions: Mapping[str, str]) -> tuple[list[Panel], list[str]]:
+    """What `stack_png` draws: its panels (the main view, then the insets), each solid with its thing's
+    number, and the things' ids by number."""
     spec, data = _spec(), rules()
     holder = Holder(furniture, bottoms(house).get(furniture.id, 0.0))
     width, height, depth = furniture.size
@@ -136,11 +208,12 @@ def stack_png(scene: Scene, house: Mapping, furniture: SceneObject, small: Seque
         fit.append(panel)
     inside = enclosed(furniture, small)
     palette = [rgb(c) for c in spec["palette"]]
+    rects = drawn_rects(holder, small)
     groups: dict[str, list[tuple[Solid, int]]] = {}
     for k, obj in enumerate(small):
         ids.append(obj.id)
         hollow = (obj.closed is False) or data["carriers"].get(obj.type, {}).get("relation") == "in"
-        solid = _box(small_rect(holder, obj), obj.y, obj.y + obj.size[1], palette[k % len(palette)], hollow)
+        solid = _box(rects[obj.id], obj.y, obj.y + obj.size[1], palette[k % len(palette)], hollow)
         if obj.id in inside:
             groups.setdefault(inside[obj.id], []).append((solid, len(ids) - 1))
         else:
@@ -150,8 +223,7 @@ def stack_png(scene: Scene, house: Mapping, furniture: SceneObject, small: Seque
         top_face = _box((0.0, width, 0.0, depth), top, top, (0, 0, 0))
         fit.append(top_face)
     shown = [key for key in captions if key in groups]
-    panels = _layout(body + front, fit, [(groups[key], captions[key]) for key in shown])
-    return _draw(panels, ids, names, scene.room_id, image_name)
+    return _layout(body + front, fit, [(groups[key], captions[key]) for key in shown]), ids
 
 
 def _points(drawn: Sequence[Solid], least: float) -> np.ndarray:
@@ -278,6 +350,6 @@ def _label(draw, image: Image.Image, objects: np.ndarray, ids: Sequence[str], na
         requests.append(LabelRequest(ids[k], names[ids[k]], k, dot_on(objects, k, (col, row)),
                                      ((col, row), *above, *below)))
     try:
-        return place_labels(draw, requests, objects, what, reserved)
+        return place_labels(draw, requests, objects, what, reserved, may_cross=False)
     except RoomspaceError as error:  # place_labels' one error: the labels do not fit
         raise CrowdedPicture(str(error)) from None

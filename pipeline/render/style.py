@@ -15,7 +15,7 @@ from pipeline.data import data_json
 from pipeline.errors import RoomspaceError
 from pipeline.scene.records import Scene, SceneObject
 
-DRAWING_VERSION = 3  # part of RENDER_KEY: bump it when the drawings change, and old images are redrawn
+DRAWING_VERSION = 4  # part of RENDER_KEY: bump it when the drawings change, and old images are redrawn
 
 
 @cache

@@ -51,13 +51,12 @@ from pipeline.spatial.relations import DIRECTIONS, converse, direction, directio
 from pipeline.text.agents import AHEAD, NEAR_AHEAD, AgentItem, Pose, half_view, observer_frame, stances
 from pipeline.text.balance import relation_questions, yn_question
 from pipeline.text.items import NO_REASONING, Item, Query, fr_row, init_fields, yn_row
-from pipeline.text.prompts import AGENT_VIEW, CENTRES_SETTING, IMAGE_ONLY_SETTING, MARKED, PAIR_MODALITIES
+from pipeline.text.prompts import (AGENT_VIEW, BEARING_MARGIN, CENTRES_SETTING, IMAGE_ONLY_SETTING, IN_LINE, MARKED,
+                                   PAIR_MODALITIES)
 from pipeline.text.stories import Teller
 from pipeline.text.words import Phrases, Wording, object_labels, sentence, type_words
 
 SAME_AXIS = 1e-6  # m: relations.direction_of_points counts offsets this small as equal
-BEARING_MARGIN = 10.0  # degrees: a picture tells left from right when the centres' bearings differ this much
-IN_LINE = 2.0  # degrees: balanced configurations read centres this close in bearing as one behind the other
 MIN_SHARE = 0.3  # a perspective picture shows an object when this share of its pixels is not hidden
 PAIRS_PER_VIEW = 4  # clear pairs asked per room and image, at most
 
@@ -88,16 +87,19 @@ class Sighting:
 @dataclass(frozen=True)
 class Picture:
     """An image as its questions need it: its name, its labels ({object id: name}, as the PNG records
-    them), and for a perspective image its camera and each prominent object's sighting."""
+    them), for a perspective image its camera and each prominent object's sighting, and the objects
+    another label covers in part (never asked about)."""
 
     name: str
     labels: Mapping[str, str]
     camera: CameraPose | None = None  # None: the plan
     sightings: Mapping[str, Sighting] | None = None
+    covered: frozenset[str] = frozenset()  # labelled objects another object's label partly covers (png.covered_objects)
 
     def shows(self, obj: SceneObject) -> bool:
-        """Labelled, and in a perspective picture its centre in view with MIN_SHARE of it seen."""
-        if obj.id not in self.labels:
+        """Labelled, no other label over it, and in a perspective picture its centre in view with
+        MIN_SHARE of it seen."""
+        if obj.id not in self.labels or obj.id in self.covered:
             return False
         seen = self.sightings[obj.id] if self.sightings is not None else None
         return seen is None or (seen.in_view and seen.share >= MIN_SHARE)
@@ -365,16 +367,20 @@ def picture_kind(image_name: str) -> str:
 
 
 def markers(scene: Scene) -> dict[str, str]:
-    """{object id: letter} of every prominent object, the letters in a seeded order: what a balanced
+    """{object id: letter} of every prominent object, the letters (`MARKER_LETTERS`) in a seeded order: what a balanced
     configuration's pair questions call objects and its pictures for them show (module docstring)."""
     shown = list(scene.prominent)
     Random(derive_seed(scene.room_id, "markers")).shuffle(shown)
     return {obj.id: _letters(k) for k, obj in enumerate(shown)}
 
 
+MARKER_LETTERS = "ABCDEFGHIJKLMOPQRSTUVWXYZ"  # no N: the plan's compass says N beside the labels
+
+
 def _letters(k: int) -> str:
-    """A, B, ..., Z, then AA, AB, ...: the k-th marker."""
-    return _letters(k // 26 - 1) + chr(ord("A") + k % 26) if k >= 26 else chr(ord("A") + k)
+    """A, B, ..., Z (N left out), then AA, AB, ...: the k-th marker."""
+    base = len(MARKER_LETTERS)
+    return _letters(k // base - 1) + MARKER_LETTERS[k % base] if k >= base else MARKER_LETTERS[k]
 
 
 def _scene_object(scene: Scene, story_object) -> SceneObject:

@@ -4,9 +4,9 @@ Style "self-contained" (the default, and what every row carries in its `prompt` 
 everything the answer depends on: for a story, the grid, what "the same place" means, the view's
 words and the definitions of each kind of fact the story uses (regions, wall contact, distance
 thresholds), all generated from relations.json so that they cannot drift from the checker; for
-an rcc8 row, what touching and inside mean for outlines; for an image-only row, that directions
-compare the objects' centres; for a composition row (pipeline.text.composition), the relations of
-its calculus by their definitions, under the row's names (eponymous or anonymous). Style "paper"
+an rcc8 row, what touching and inside mean for outlines; for a pair question about a picture, that
+directions compare the objects' centres and how near counts as level (`tolerance`); for a
+composition row (pipeline.text.composition), the relations of its calculus by their definitions, under the row's names (eponymous or anonymous). Style "paper"
 is the story-only prompt of the published RoomSpace evaluation. A shapes row (pipeline.text.shapes)
 gives the definitions of its relation category; its self-contained prompt is SRT4LLM's simple
 strategy, which style "simple" also names for every row, and styles "guiding" and "example" add that
@@ -42,6 +42,9 @@ CENTRES_SETTING = "centres"  # a vision pair question's story: object centres in
 PAIR_MODALITIES = ("image", "text", "image+text")  # how a vision pair question is asked: image, centres, both
 MAP_QUESTION = "MAP"  # a map row's question type (pipeline.text.maps): draw the room, answered by a map
 PLAN_QUESTION = "PLAN"  # an object task's question type (pipeline.text.object_tasks): answered by a plan of steps
+# How a perspective picture's pair questions read left and right (pipeline.text.pictured), stated in their prompts:
+BEARING_MARGIN = 10.0  # degrees: a picture tells left from right when the centres' bearings differ this much
+IN_LINE = 2.0  # degrees: balanced configurations read centres this close in bearing as one behind the other
 
 
 def _templates() -> dict:
@@ -149,9 +152,10 @@ def _band_template(lower: object, upper: object) -> str:
     return "distance_first" if lower is None else "distance_last" if upper is None else "distance_middle"
 
 
-def definitions(row_kind_: str, view: str, d: int, relations: frozenset[str]) -> str:
-    """What the answer depends on, for a row of this kind whose story states these relation codes."""
-    return _definitions(row_kind_, view, d, *_kinds_and_scales(frozenset(relations)))
+def definitions(row_kind_: str, view: str, d: int, relations: frozenset[str], marked: bool = False) -> str:
+    """What the answer depends on, for a row of this kind whose story states these relation codes
+    (`marked`: a pair question about a picture marked by letters, which reads centres in line)."""
+    return _definitions(row_kind_, view, d, *_kinds_and_scales(frozenset(relations)), marked)
 
 
 @lru_cache(maxsize=4096)  # a few thousand sets of codes over a build; reading them per row was a third of a prompt
@@ -162,12 +166,14 @@ def _kinds_and_scales(codes: frozenset[str]) -> tuple[frozenset[str], tuple[str,
 
 
 @lru_cache(maxsize=None)  # keyed by what the text depends on: a few hundred texts, asked for every row of a build
-def _definitions(row_kind_: str, view: str, d: int, kinds: frozenset[str], scales: tuple[str, ...]) -> str:
+def _definitions(row_kind_: str, view: str, d: int, kinds: frozenset[str], scales: tuple[str, ...],
+                 marked: bool = False) -> str:
     defs, axes = _templates()["definitions"], _templates()["axes"][view]
     if row_kind_ == "rcc8":
         return defs["rcc8"]
     if row_kind_ in PAIR_KINDS:
-        return "\n\n".join([defs["view"][view], centre_definitions(view)])
+        parts = [defs["view"][view], centre_definitions(view)]
+        return "\n\n".join(parts if row_kind_ == "centres" else [*parts, tolerance(view, d, marked)])
     parts = [defs["grid"].format(d=d, columns=axes["columns"], rows=axes["rows"],
                                  same=_words("O", view, "label")),
              defs["view"][view], direction_definitions(view)]
@@ -178,6 +184,17 @@ def _definitions(row_kind_: str, view: str, d: int, kinds: frozenset[str], scale
     for scale in scales:
         parts.append(distance_definitions(scale, view, d))
     return "\n\n".join(parts)
+
+
+def tolerance(view: str, d: int, marked: bool) -> str:
+    """How near two centres in a picture count as level or in line, and that no pair asked about is
+    nearer than that without being level: the plan's axes, or a perspective picture's directions
+    (BEARING_MARGIN apart, or with `marked`, IN_LINE) and distances ahead (pipeline.text.pictured)."""
+    words = _templates()["definitions"]["tolerance"]
+    if view == "top_down":
+        return words["top_down"].format(d=d)
+    across = words["in_line" if marked else "across"].format(margin=f"{BEARING_MARGIN:g}", in_line=f"{IN_LINE:g}")
+    return words["perspective"].format(d=d, across=across)
 
 
 @lru_cache(maxsize=None)
@@ -281,7 +298,8 @@ def prompt_text(style: str, *, story: str, question: str, options: Iterable[str]
         elif kind_ == "shapes":
             fields["definitions"] = shapes_definitions(setting)
         else:
-            fields["definitions"] = definitions(kind_, story_view or view, d, frozenset(relations))
+            fields["definitions"] = definitions(kind_, story_view or view, d, frozenset(relations),
+                                                (image_name or "").startswith(MARKED))
         if moved:
             fields["definitions"] += "\n\n" + perspective_definitions()
     if style in SHAPES_ONLY:

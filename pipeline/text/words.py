@@ -30,15 +30,16 @@ def object_names(chosen: list[SceneObject], intro: list[int]) -> list[str]:
 
 
 def object_labels(prominent: Sequence[SceneObject], named: Mapping[str, str] | None = None) -> dict[str, str]:
-    """{object id: name} of the prominent objects of a room that an image labels.
+    """{object id: name} of the prominent objects of a room that an image labels: every one of them.
 
     An object a story names keeps that name (`named`: {object id: name}); any other is called by
     its type words, numbered when the room holds more than one of its type: after the numbers the
     story uses ("chair 3" beside the story's "chair 1" and "chair 2"), else from 1, in the order of
     `prominent`, so that the k labels of a type are always "chair 1" to "chair k". Where a story
     names one object of a type the room holds several of by the bare type words (its only chair:
-    "the chair"), that object is the one of its type labelled: no number beside it could make the
-    labels 1 to k. No two objects share a name.
+    "the chair"), no number beside it could make the labels 1 to k, so the others are "other
+    chair" (vocabulary.json's `other_label`), numbered from 1 where there are several: left
+    unlabelled, they would make "the chair" either of them in the picture. No two objects share a name.
     """
     named = dict(named or {})
     labels: dict[str, str] = {}
@@ -46,8 +47,11 @@ def object_labels(prominent: Sequence[SceneObject], named: Mapping[str, str] | N
     for word in dict.fromkeys(words.values()):
         ids = [i for i, w in words.items() if w == word]
         taken = [named[i] for i in ids if i in named]
-        if word in taken:  # the story's bare name: the others of its type stay unlabelled
+        others = [i for i in ids if i not in named]
+        if word in taken:  # the story's bare name: the others of its type are the other ones
+            other = data_json("vocabulary.json")["other_label"].format(words=word)
             labels.update((i, named[i]) for i in ids if i in named)
+            labels.update((i, other if len(others) == 1 else f"{other} {k}") for k, i in enumerate(others, 1))
             continue
         following = max((int(name[len(word) + 1:]) for name in taken), default=0) + 1
         for i in ids:

@@ -122,13 +122,17 @@ def test_labels_of_roomspace_100_are_legible_and_point_at_their_objects(roomspac
 
 
 def assert_numbered_1_to_k(scene: Scene, labels: dict[str, str]) -> None:
-    """The labels of each type are its bare words alone, or its words numbered 1 to k."""
+    """Every prominent object is labelled, and the labels of each type are its bare words alone, its
+    words numbered 1 to k, or its bare words beside "other <words>" (numbered 1 to k - 1 if several)."""
+    assert set(labels) == {o.id for o in scene.prominent}
     by_word: dict[str, list[str]] = {}
     for obj in scene.prominent:
-        if obj.id in labels:
-            by_word.setdefault(type_words(obj.type), []).append(labels[obj.id])
+        by_word.setdefault(type_words(obj.type), []).append(labels[obj.id])
     for word, names in by_word.items():
-        assert sorted(names) in ([word], sorted(f"{word} {k}" for k in range(1, len(names) + 1))), (word, names)
+        k = len(names)
+        others = [f"other {word}"] if k == 2 else [f"other {word} {j}" for j in range(1, k)]
+        assert sorted(names) in ([word], sorted(f"{word} {j}" for j in range(1, k + 1)),
+                                 sorted([word, *others])), (word, names)
 
 
 @pytest.mark.parametrize("index", range(SCENE_COUNT))
@@ -143,13 +147,16 @@ def test_story_labels_number_each_type_1_to_k(scenes, index):
         assert {labels[i] for i in labels} >= {o.name for o in items[0].objects}  # the stories' names, exactly
 
 
-def test_a_type_the_story_names_bare_labels_only_the_storys_object():
+def test_a_type_the_story_names_bare_labels_the_others_as_other_ones():
     paintings = [thing(k, "Painting", 1.0 + k, 5.39, 0.6, 0.02, wall_hung=True) for k in range(3)]
     chairs = [thing(3 + k, "Chair", 1.0 + k, 2.0, 0.4, 0.4) for k in range(3)]
     scene, _ = room(*paintings, *chairs, thing(6, "Bed", 4.0, 4.0, 1.0, 1.5))
     # the story tells of one painting ("the painting") and two chairs ("chair 1", "chair 2")
     labels = object_labels(scene.prominent, {"obj|1": "painting", "obj|5": "chair 1", "obj|3": "chair 2"})
-    assert labels == {"obj|1": "painting", "obj|3": "chair 2", "obj|4": "chair 3", "obj|5": "chair 1", "obj|6": "bed"}
+    assert labels == {"obj|0": "other painting 1", "obj|1": "painting", "obj|2": "other painting 2", "obj|3": "chair 2",
+                      "obj|4": "chair 3", "obj|5": "chair 1", "obj|6": "bed"}
+    # one other: "other painting", unnumbered
+    assert object_labels(scene.prominent[1:], {"obj|1": "painting"})["obj|2"] == "other painting"
     assert_numbered_1_to_k(scene, labels)
     assert object_labels(scene.prominent) == {"obj|0": "painting 1", "obj|1": "painting 2", "obj|2": "painting 3",
                                               "obj|3": "chair 1", "obj|4": "chair 2", "obj|5": "chair 3", "obj|6": "bed"}
