@@ -16,6 +16,13 @@ from pipeline.spatial.relations import DIRECTIONS, DISTANCES, REGIONS, WALL_CONT
 from pipeline.testing.oracle import oracle_answer_set
 
 
+def hard_story(data, names, d, setting):
+    """A hard setting's facts of a random room of these objects, m drawn."""
+    n = len(names)
+    pairs = described_pairs(n, data.draw(st.integers(n - 1, n * (n - 1) // 2 - 1), label="m"))
+    return hard_story_facts(raster_facts(data.draw(rasters(n, d)), names), pairs, n)[setting]
+
+
 def assert_nested(facts, names, query, d):
     exact = answer_set(facts, names, query, d)
     stated, chain = stated_answer(facts, query, d), chain_answer(facts, query, d)
@@ -38,8 +45,7 @@ def test_every_reasoner_holds_the_exact_answer_and_the_next_ones_on_stories(sett
     n = data.draw(st.integers(3, 8 if setting in HARD_SETTINGS else 6), label="n")
     if setting in HARD_SETTINGS:
         names = [f"o{k + 1}" for k in range(n)]
-        pairs = described_pairs(n, data.draw(st.integers(n - 1, n * (n - 1) // 2 - 1), label="m"))
-        facts = hard_story_facts(raster_facts(data.draw(rasters(n, d)), names), pairs, n)[setting]
+        facts = hard_story(data, names, d, setting)
     else:
         facts, names, _ = story(data, n, d, setting)
     query = tuple(data.draw(st.permutations(names))[:2])
@@ -64,8 +70,7 @@ def test_a_claim_holds_with_a_story_exactly_when_the_oracle_finds_a_layout_for_b
     n = data.draw(st.integers(3, 4), label="n")
     names = [f"o{k + 1}" for k in range(n)]
     if data.draw(st.booleans(), label="hard story"):
-        pairs = described_pairs(n, data.draw(st.integers(n - 1, n * (n - 1) // 2 - 1), label="m"))
-        facts = hard_story_facts(raster_facts(data.draw(rasters(n, d)), names), pairs, n)[HARD_SETTINGS[0]]
+        facts = hard_story(data, names, d, HARD_SETTINGS[0])
     else:
         facts = data.draw(random_facts(names, max_facts=2 * n))
     every = [Fact(a, code, None) for a in names for code in REGIONS + WALL_CONTACT]
