@@ -413,7 +413,7 @@ def add_score(commands) -> None:
     score = commands.add_parser(
         "score", help="score predictions or baselines by consistency with the stories",
         description="Score predictions files and baselines per configuration: every system beside chance and the "
-                    "best constant answer set, with breakdowns (setting, view, n, m, d, hops, answer-set size, level, "
+                    "best constant answer set, with breakdowns (setting, view, form, n, m, d, hops, answer-set size, level, "
                     "room_type, tightness, path_decides, layout_decides, ...), the paired gaps between conditions, "
                     "and with two or more systems each pair compared on the same questions, per configuration and "
                     "breakdown value: the difference with its 95% paired bootstrap interval over rooms and p "
