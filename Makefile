@@ -170,7 +170,7 @@ test-blender: $(READY) $(BLENDER_READY)  # renders with Blender, twice (not a te
 
 # Every picture of RoomSpace-100 (issue 45): labels a reader cannot misread, first-person cameras clear of what they
 # show, object-task pictures that show what holds what, and every image-only question read back from its picture.
-# A few minutes on 2 cores, too long for `make test` (which checks a few rooms the same way): not a test_*.py.
+# 6-11 minutes on 2 cores, too long for `make test` (which checks a few rooms the same way): not a test_*.py.
 test-pictures: $(READY)
 	$(BIN)/python -m pytest -q -m pictures tests/dataset/pictures_check.py
 

@@ -1,16 +1,16 @@
 """Every picture of RoomSpace-100 (issue 45), `make test-pictures` (not a test_*.py: never collected by
-default; a few minutes on 2 cores, too long for `make test`, which checks a few rooms the same way in
+default; 6-11 minutes on 2 cores, too long for `make test`, which checks a few rooms the same way in
 tests/dataset/test_pictured_build.py).
 
-RoomSpace-100's picture kinds, built as `make roomspace-100` builds them (seed 0, rooms 0-99): the vision
-configurations of n5_m4_d144, its balanced and its hard counterparts, the vision_agent ones and the
-object tasks. Over every picture: tests/pictures.py's checks (no unlabelled object of a labelled type,
-no overlapping labels or crossing leaders, no label over another object asked about, every coloured
-object of a lettered picture lettered, no first-person camera close to an object filling much of its
-picture); every image-only question answers what its picture shows, its prompt stating the
-tolerances (tests/dataset/test_pictured_build.py's reading, over all 100 rooms); and every object-task
-picture draws each thing in or on a small object in or on it, with no overlapping labels or crossing
-leaders.
+RoomSpace-100's picture kinds, built as `make roomspace-100` builds them (seed 0, rooms 0-99): the vision,
+vision_agent and object-task configurations of n5_m4_d144 and of its balanced and hard counterparts
+where the kind has them (`family`, as `build --balanced --hard` asks). Over every picture:
+tests/pictures.py's checks (no unlabelled object of a labelled type, no overlapping labels or
+crossing leaders, no label over another object asked about, every coloured object of a lettered
+picture lettered, no first-person camera close to an object filling much of its picture); every
+image-only question answers what its picture shows, its prompt stating the tolerances
+(tests/dataset/test_pictured_build.py's reading, over all 100 rooms); and every object-task picture
+draws each thing in or on a small object in or on it, with no overlapping labels or crossing leaders.
 """
 
 from __future__ import annotations
@@ -24,21 +24,25 @@ from pipeline.dataset.build import BuildPlan, build
 from pipeline.evaluate.rows import open_rows
 from pipeline.scene.scene_file import load_house, load_scene, scene_path
 from pipeline.scene.small_objects import small_objects_of
-from pipeline.text.configs import parse_configs
+from pipeline.text.configs import Config
 from pipeline.text.kinds import KINDS
 from pipeline.text.object_tasks import views
 
-BASES = parse_configs("n5_m4_d144,n5_m4_d144_balanced,n8_m20_d144_hard")
-AGENTS = parse_configs("n5_m4_d144,n5_m4_d144_balanced")
-TASKS = parse_configs("n5_m4_d144")
+BASE = Config(5, 4, 12)  # `make roomspace-100`'s --vision, --agents and --object-tasks n5_m4_d144
+
+
+def family(kind: str) -> list[Config]:
+    """The configurations `build --balanced --hard` asks of a kind for BASE (pipeline.cli's cmd_build)."""
+    balanced, hard = KINDS[kind].balanced, KINDS[kind].hard
+    return [BASE, *([BASE.as_balanced()] if balanced else []), *([BASE.as_hard()] if hard else [])]
 
 
 @pytest.fixture(scope="module")
 def roomspace_100(roomspace_100_scenes, tmp_path_factory):
     seed, rooms = ROOMSPACE_100
     out = tmp_path_factory.mktemp("pictures") / "roomspace-100-pictures"
-    plan = BuildPlan.asked(out.name, seed, rooms, BASES,
-                           {"vision": BASES, "agent": AGENTS, "object_tasks": TASKS})
+    plan = BuildPlan.asked(out.name, seed, rooms, family("base"),
+                           {kind: family(kind) for kind in ("vision", "agent", "object_tasks")})
     build(plan, roomspace_100_scenes, out, workers=2, progress=False)
     return out
 
@@ -65,7 +69,7 @@ def test_every_image_only_question_of_roomspace_100_answers_what_its_picture_sho
 def test_every_object_task_picture_of_roomspace_100_shows_what_holds_what(roomspace_100, roomspace_100_scenes,
                                                                           capsys):
     seed = ROOMSPACE_100[0]
-    config = KINDS["object_tasks"].config_name(TASKS[0])
+    config = KINDS["object_tasks"].config_name(BASE)
     pictures = {}
     for row in open_rows(roomspace_100).rows([config], ("image_id", "image_name", "room_index", "image")):
         if row["image"] is not None:

@@ -30,6 +30,7 @@ from pipeline.spatial.grid import rasterise
 from pipeline.spatial.relations import direction, direction_of_signs
 from pipeline.text.agents import CLEARANCE, FACED_WALL, Pose, camera_point
 from pipeline.text.configs import parse_configs
+from pipeline.text.kinds import parse
 from pipeline.text.pictured import BEARING_MARGIN, IN_LINE, MARKED, MIN_SHARE, markers, picture_kind
 from pipeline.text.prompts import tolerance
 
@@ -158,9 +159,10 @@ def check_build(out: Path, scenes: Path, seed: int) -> tuple[Counter, list[str]]
         if not config.startswith("vision"):
             continue
         asked = []
+        asks_pairs = not parse(config)[1].hard  # a hard configuration's pictures carry no pair question
         for row in rows.rows([config], READ):
             name = row["image_name"]
-            if picture_kind(name) == "first_person":
+            if picture_kind(name) == "first_person" and asks_pairs:
                 first_person[config, row["room_index"]].add((name, str(row["camera"])))
             if row["pair"] is not None and row["modality"] in PAIR_MODALITIES_WITH_IMAGES:
                 asked.append(row)
@@ -185,7 +187,8 @@ def check_build(out: Path, scenes: Path, seed: int) -> tuple[Counter, list[str]]
             problems.append(f"{config} room {room}: first-person images {sorted(images)}")
     rooms = {room for _, room in first_person}
     checked["rooms with two first-person images or more"] = sum(
-        all(len(first_person[config, room]) >= 2 for config in rows.configs if config.startswith("vision_agent"))
+        all(len(first_person[config, room]) >= 2 for config in rows.configs
+            if config.startswith("vision_agent") and not parse(config)[1].hard)
         for room in rooms)
     return checked, problems
 
