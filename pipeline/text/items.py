@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import chain, combinations
 from random import Random
 from types import MappingProxyType
@@ -489,9 +490,16 @@ def _hard_askable(config: Config, choice: Choice, facts: Mapping[str, tuple[Fact
 
 
 def beyond_local(facts: Sequence[Fact], pairs: Sequence[tuple[str, str]], d: int
-                 ) -> dict[tuple[str, str], tuple[frozenset[str], frozenset[str]]]:
+                 ) -> Mapping[tuple[str, str], tuple[frozenset[str], frozenset[str]]]:
     """The `pairs` of one story whose answer set R2 does not give (level 3), each both ways (the
-    second the converse), with its exact answer set and what R2 leaves open."""
+    second the converse), with its exact answer set and what R2 leaves open. Kept for the room's
+    other kinds: a hard configuration's agent rows ask of its stories again (pipeline.text.agents)."""
+    return _beyond_local(tuple(facts), tuple(pairs), d)
+
+
+@lru_cache(maxsize=64)
+def _beyond_local(facts: tuple[Fact, ...], pairs: tuple[tuple[str, str], ...], d: int
+                  ) -> Mapping[tuple[str, str], tuple[frozenset[str], frozenset[str]]]:
     variables = story_variables(facts, pairs[0])
     # R2 first: the checker then searches only within it, and refutes nothing where R2 is exact
     local = [propagated_answer(facts, variables, pair, d) for pair in pairs]
@@ -500,7 +508,7 @@ def beyond_local(facts: Sequence[Fact], pairs: Sequence[tuple[str, str]], d: int
         if left != exact:
             out[pair] = exact, left
             out[pair[::-1]] = frozenset(map(converse, exact)), frozenset(map(converse, left))
-    return out
+    return MappingProxyType(out)
 
 
 ClaimKey = tuple[str, str | None, tuple[str, ...]]  # (subject, object or None: in the room, the kind's codes)
