@@ -90,13 +90,6 @@ def wheel(tmp_path_factory) -> Path:
     return built
 
 
-def fresh_venv(tmp_path: Path) -> Path:
-    """A fresh virtual environment (with pip), nothing installed."""
-    env_dir = tmp_path / "venv"
-    venv.create(env_dir, with_pip=True)
-    return env_dir
-
-
 def pip_install(env_dir: Path, *args: str) -> None:
     # --no-compile: byte-compiling every module of every package installed was a third of pip's CPU time
     # here (1.6 GB of the lock's packages); the modules a test runs are compiled as they are imported
@@ -104,12 +97,50 @@ def pip_install(env_dir: Path, *args: str) -> None:
                     "--no-compile", *args], check=True)
 
 
+@pytest.fixture(scope="module")
+def light_env(wheel, tmp_path_factory) -> Path:
+    """A fresh virtual environment (with pip) holding the wheel without extras: the light set, at the pinned
+    versions. The light install's test reads it; the whole install's test, which comes after it in this file,
+    then installs the lock into it, so the light set is written to disk once (the lock's 1.6 GB take a
+    minute and a half to write here and about as long to delete)."""
+    env_dir = tmp_path_factory.mktemp("venv") / "venv"
+    venv.create(env_dir, with_pip=True)
+    pip_install(env_dir, str(wheel), "-c", str(REPO / "requirements.lock"))
+    return env_dir
+
+
 @pytest.mark.slow
-def test_the_wheel_installs_and_builds_in_a_fresh_environment(wheel, tmp_path):
-    """As a new user (or a Dask worker) would: the wheel alone, the pinned dependencies, no checkout."""
-    env_dir = fresh_venv(tmp_path)
-    pip_install(env_dir, "-r", str(REPO / "requirements.lock"))
-    pip_install(env_dir, "--no-deps", str(wheel))
+def test_the_light_install_evaluates_without_the_generator(light_env, scenes, tmp_path):
+    """`pip install roomspace` without extras: read a build, make prompts, score; no ProcTHOR, Shapely or Dask."""
+    from conftest import SCENE_SEED
+
+    from pipeline.dataset.build import BuildPlan, build
+    from pipeline.text.configs import parse_configs
+
+    out = tmp_path / "light-build"
+    build(BuildPlan.asked(out.name, SCENE_SEED, 2, parse_configs("n3_m2_d81")), scenes, out, workers=1, progress=False)
+    env_dir = light_env
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    absent = ("procthor", "ai2thor", "moviepy", "shapely", "dask", "datasets", "jsonschema", "pandas")
+    check = f"import importlib.util; print([m for m in {absent!r} if importlib.util.find_spec(m)])"
+    found = subprocess.run([str(env_dir / "bin" / "python"), "-c", check], env=env, cwd=tmp_path, check=True,
+                           capture_output=True, text=True)
+    assert found.stdout.strip() == "[]"
+    roomspace = str(env_dir / "bin" / "roomspace")
+    scored = subprocess.run([roomspace, "score", str(out), "--baseline", "checker", "--quiet"], env=env, cwd=tmp_path,
+                            check=True, capture_output=True, text=True)
+    assert "| checker | 68 | 0 | 0 | 0 | 100.0 [" in scored.stdout
+    prompts = subprocess.run([roomspace, "prompts", str(out)], env=env, cwd=tmp_path, check=True, capture_output=True,
+                             text=True)
+    assert len(prompts.stdout.splitlines()) == 68
+
+
+@pytest.mark.slow
+def test_the_wheel_installs_and_builds_in_a_fresh_environment(light_env, tmp_path):
+    """As a new user (or a Dask worker) would: the wheel alone, the pinned dependencies, no checkout (the light
+    install's environment, given the rest of the lock: the light install's test has read it)."""
+    env_dir = light_env
+    pip_install(env_dir, "-r", str(REPO / "requirements.lock"))  # the wheel and the light set are in already
     work = tmp_path / "elsewhere"  # not the checkout: nothing may be read from beside the package
     work.mkdir()
     roomspace = str(env_dir / "bin" / "roomspace")
@@ -135,30 +166,3 @@ answer.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)  # no
               model=get_model("mockllm/model", custom_outputs=[answer]))
 print(log.status, log.eval.task, len(log.samples))
 """
-
-
-@pytest.mark.slow
-def test_the_light_install_evaluates_without_the_generator(wheel, scenes, tmp_path):
-    """`pip install roomspace` without extras: read a build, make prompts, score; no ProcTHOR, Shapely or Dask."""
-    from conftest import SCENE_SEED
-
-    from pipeline.dataset.build import BuildPlan, build
-    from pipeline.text.configs import parse_configs
-
-    out = tmp_path / "light-build"
-    build(BuildPlan.asked(out.name, SCENE_SEED, 2, parse_configs("n3_m2_d81")), scenes, out, workers=1, progress=False)
-    env_dir = fresh_venv(tmp_path)
-    pip_install(env_dir, str(wheel), "-c", str(REPO / "requirements.lock"))  # the light set, at the pinned versions
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    absent = ("procthor", "ai2thor", "moviepy", "shapely", "dask", "datasets", "jsonschema", "pandas")
-    check = f"import importlib.util; print([m for m in {absent!r} if importlib.util.find_spec(m)])"
-    found = subprocess.run([str(env_dir / "bin" / "python"), "-c", check], env=env, cwd=tmp_path, check=True,
-                           capture_output=True, text=True)
-    assert found.stdout.strip() == "[]"
-    roomspace = str(env_dir / "bin" / "roomspace")
-    scored = subprocess.run([roomspace, "score", str(out), "--baseline", "checker", "--quiet"], env=env, cwd=tmp_path,
-                            check=True, capture_output=True, text=True)
-    assert "| checker | 68 | 0 | 0 | 0 | 100.0 [" in scored.stdout
-    prompts = subprocess.run([roomspace, "prompts", str(out)], env=env, cwd=tmp_path, check=True, capture_output=True,
-                             text=True)
-    assert len(prompts.stdout.splitlines()) == 68
