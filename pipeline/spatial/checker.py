@@ -64,8 +64,8 @@ def answer_set(facts: Iterable[Fact], variables: Sequence[str], query: tuple[str
 Constraint = tuple[str, str, str | None]  # a fact as a plain tuple: cheap to hash and compare
 
 
-def _checked(fact_sets: Sequence[tuple[Fact, ...]], variables: tuple[str, ...],
-             query: tuple[str, str | None] | None, d: int) -> list[frozenset[Constraint]]:
+def _checked(fact_sets: Sequence[tuple[Fact, ...]], variables: tuple[str, ...], query: tuple[str, str] | None,
+             d: int) -> list[frozenset[Constraint]]:
     """The fact sets validated, as constraints: each pair stated from the subject that sorts first
     (a pair stated either way is one constraint). A fact several sets hold (a story's settings
     share theirs) is validated and converted once."""
@@ -180,15 +180,14 @@ def _coupled(constraints: frozenset[Constraint]) -> bool:
     return any(relation == "TPP" or relation in _DISTANCES for _, relation, _ in constraints)
 
 
-def _validate(facts: tuple[Fact, ...], variables: tuple[str, ...], query: tuple[str, str | None] | None,
-              d: int) -> None:
+def _validate(facts: tuple[Fact, ...], variables: tuple[str, ...], query: tuple[str, str] | None, d: int) -> None:
     check_grid_size(d)
     if len(set(variables)) != len(variables):
         raise RoomspaceError(f"variables {variables} name an object twice")
     known = set(variables)
-    if query is not None:  # a pair, or (object, None): one object's place in the room
-        if len(query) != 2 or not {name for name in query if name is not None} <= known or query[0] is None:
-            raise RoomspaceError(f"query {query} must name two of the variables {variables}, or one and None")
+    if query is not None:  # None: no pair asked (claims, checked as facts)
+        if len(query) != 2 or not set(query) <= known:
+            raise RoomspaceError(f"query {query} must name two of the variables {variables}")
         if query[0] == query[1]:
             raise RoomspaceError(f"query {query} relates {query[0]!r} to itself")
     for fact in facts:
@@ -325,7 +324,9 @@ def refutation_effort(facts: Iterable[Fact], variables: Sequence[str], query: tu
     `refuted` regions or wall relations. 0 when propagation alone refutes them (or there are none);
     a RoomspaceError when one of them has a solution."""
     variables = tuple(variables)
-    (constraints,) = _checked([tuple(facts)], variables, query, d)
+    (constraints,) = _checked([tuple(facts)], variables, None if query[1] is None else query, d)
+    if query[0] not in variables:
+        raise RoomspaceError(f"query {query} must name one of the variables {variables}")
     return _refutation_effort(constraints, variables, (query[0], query[1]), frozenset(refuted), d)
 
 
