@@ -56,7 +56,7 @@ import threading
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterable, Sized
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -379,6 +379,7 @@ def run_model(prompts: Iterable[Prompt], endpoint: Endpoint, out: Path, cache_pa
     images = cached = shared = answered = truncated = over_context = 0
     asked_now: set[tuple[str, int]] = set()  # (prompt hash, sample) answered by the endpoint in this run
     stop = threading.Event()
+    finished = threading.Event()  # a request finished (`_settle`)
     pending: set[Future] = set()
     in_a_row = 0  # prompts failed since the last answer, in the order they finished
     lock = threading.Lock()
@@ -458,9 +459,11 @@ def run_model(prompts: Iterable[Prompt], endpoint: Endpoint, out: Path, cache_pa
                                     cached += 1
                             keep(prompt.id, sample, answer)
                             continue
-                        _settle(pending, PROMPTS_PER_SLOT * concurrency - 1)
-                        pending.add(pool.submit(job, index, prompt, prompt_hash, sample))
-                _settle(pending, 0)
+                        _settle(pending, PROMPTS_PER_SLOT * concurrency - 1, finished)
+                        future = pool.submit(job, index, prompt, prompt_hash, sample)
+                        future.add_done_callback(lambda _: finished.set())
+                        pending.add(future)
+                _settle(pending, 0, finished)
             except BaseException:
                 stop.set()
                 connections.abort()  # the requests in flight end now, not at their timeout
@@ -495,13 +498,19 @@ def prediction(prompt_id: str, model: str, sample: int, samples: int, answer: An
     return record
 
 
-def _settle(pending: set[Future], most: int) -> None:
-    """Wait until at most `most` requests are pending; a finished one's RoomspaceError stops the run here."""
+def _settle(pending: set[Future], most: int, finished: threading.Event) -> None:
+    """Wait until at most `most` requests are pending; a finished one's RoomspaceError stops the run here.
+
+    `finished` is set as each request finishes. Waiting on it, not on concurrent.futures.wait, is what
+    lets Ctrl-C stop a run: wait() takes every pending future's lock in a Python loop, and a
+    KeyboardInterrupt raised in that loop left some taken, so the requests ending them blocked for
+    ever and the run with them (a hang under load, issue 43's test)."""
     while True:
+        finished.clear()  # before looking: a request finishing after the look sets it again
         done = {future for future in pending if future.done()}
         pending -= done
         for future in done:
             future.result()
         if len(pending) <= most:
             return
-        wait(pending, return_when=FIRST_COMPLETED)
+        finished.wait()
