@@ -256,19 +256,20 @@ def test_ctrl_c_stops_a_run_at_once_keeping_what_came(built, model, tmp_path, ca
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     run = subprocess.Popen([sys.executable, "-m", "pipeline.cli", *argv], cwd=REPO, env=env, stderr=subprocess.PIPE,
                            text=True)
+    error = ""
     try:
         model.wait_holding(2, run)  # both workers wait on a request the server never answers
         run.send_signal(signal.SIGINT)
-        try:
-            run.wait(STOPS)
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"run-model still running {STOPS:g} s after SIGINT")
+        # communicate, not wait: its stderr is read as it comes, so a full pipe cannot hold the run
+        _, error = run.communicate(timeout=STOPS)
+    except subprocess.TimeoutExpired:
+        run.kill()
+        _, error = run.communicate(timeout=WAIT)
+        pytest.fail(f"run-model still running {STOPS:g} s after SIGINT; its stderr ended: {error[-2000:]}")
     finally:
         if run.poll() is None:
             run.kill()
-            run.wait(WAIT)
-        error = run.stderr.read()
-        run.stderr.close()
+            run.communicate(timeout=WAIT)
     assert run.returncode == 130 and "stopped by SIGINT" in error, error
     for written in (preds, cache):  # whole lines only: each parses, the last ends
         text = written.read_text(encoding="utf-8")
