@@ -517,7 +517,7 @@ ClaimKey = tuple[str, str | None, tuple[str, ...]]  # (subject, object or None: 
 @dataclass(frozen=True)
 class Claimed:
     """What a whole-story question may ask of one object or pair: its kind's codes that can hold with
-    the story (exact), and those R2 leaves open (a strict superset: only search tells them apart)."""
+    the story (exact), and those R2 leaves open (a superset: where strictly so, only search tells them apart)."""
 
     exact: frozenset[str]
     local: frozenset[str]
@@ -559,7 +559,7 @@ def _whole_story_items(scene: Scene, config: Config, choice: Choice, raster: Ras
     only search gives, and whether one claim more can hold together with the story (YN), drawn as
     balanced YN questions are among the claims R2 leaves open: a No is one only search finds."""
     if not claimed:
-        return []  # R2 decides every claim of the setting: nothing only search answers
+        return []  # no claim can hold: a story no layout fits (never made: the room is one)
     room_id, names, d = scene.room_id, choice.names, config.d
     position = {name: k for k, name in enumerate(names)}
     draw = Random(derive_seed(room_id, config.name, setting, view, "whole story"))
