@@ -254,8 +254,11 @@ def test_ctrl_c_stops_a_run_at_once_keeping_what_came(built, model, tmp_path, ca
     argv = run_model(built, model, preds, "--config", BASE, "--limit", str(limit), "--seed", str(seed),
                      "--concurrency", "2", "--timeout", REQUEST_TIMEOUT)
     env = {**os.environ, "PYTHONHASHSEED": "0"}
+    # SIGINT as a terminal delivers it, to a process whose disposition is the default: an ignored SIGINT is
+    # inherited through exec, and one set in this process by anything the suite ran before must not reach it
+    inherited = signal.getsignal(signal.SIGINT)
     run = subprocess.Popen([sys.executable, "-m", "pipeline.cli", *argv], cwd=REPO, env=env, stderr=subprocess.PIPE,
-                           text=True)
+                           text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     error = ""
     try:
         model.wait_holding(2, run)  # both workers wait on a request the server never answers
@@ -265,7 +268,8 @@ def test_ctrl_c_stops_a_run_at_once_keeping_what_came(built, model, tmp_path, ca
     except subprocess.TimeoutExpired:
         run.kill()
         _, error = run.communicate(timeout=WAIT)
-        pytest.fail(f"run-model still running {STOPS:g} s after SIGINT; its stderr ended: {error[-2000:]}")
+        pytest.fail(f"run-model still running {STOPS:g} s after SIGINT (this process's SIGINT handler: {inherited}); "
+                    f"its stderr ended: {error[-2000:]}")
     finally:
         if run.poll() is None:
             run.kill()
