@@ -63,6 +63,7 @@ def test_every_image_only_question_of_roomspace_100_answers_what_its_picture_sho
     with capsys.disabled():
         print(f"\n{ROOMSPACE_100[1]} rooms: checked {dict(checked)}; contradictions {len(problems)}")
     assert problems == []
+    assert checked["rooms with two first-person images or more"] == ROOMSPACE_100[1]
 
 
 @pytest.mark.pictures
