@@ -327,6 +327,38 @@ def records_table(records: Sequence, config: str) -> pa.Table:
         raise RoomspaceError(f"{config}: a row does not fit the declared schema ({error})") from None
 
 
+def plain_row(record: object) -> dict:
+    """One row record as a build's file reads it back (Arrow's `to_pylist` of its table: every field,
+    records as dicts, tuples as lists, a float field a float, a PNG as {bytes, path}), made without
+    Arrow: a tenth of the time of a one-row table (the training environment converts rows one by one)."""
+    row = _plain_maker(type(record))(record)
+    for name in _image_fields(type(record)):
+        if row[name] is not None:
+            row[name] = {"bytes": row[name], "path": f"{row['room_id']}/{row['image_name']}.png"}
+    return row
+
+
+@lru_cache(maxsize=None)
+def _image_fields(record: type) -> tuple[str, ...]:
+    return tuple(name for name, hint in fields_of(record) if is_image(hint))
+
+
+@lru_cache(maxsize=None)
+def _plain_maker(annotation: object) -> Callable[[object], object]:
+    """value -> its plain form, as Arrow gives back a value of the declared type (`plain_row`)."""
+    kind, _ = unwrap(annotation)
+    if dataclasses.is_dataclass(kind):
+        hints = typing.get_type_hints(kind)
+        parts = tuple((f.name, _plain_maker(hints[f.name])) for f in dataclasses.fields(kind))
+        return lambda value: None if value is None else {name: part(getattr(value, name)) for name, part in parts}
+    if typing.get_origin(kind) is tuple:
+        part = _plain_maker(typing.get_args(kind)[0])
+        return lambda value: None if value is None else [part(element) for element in value]
+    if kind is float:  # Arrow's float64 column holds an int given it as a float
+        return lambda value: None if value is None else float(value)
+    return lambda value: value
+
+
 @lru_cache(maxsize=None)  # asked for every room by the build's workers; building it takes about 1 ms
 def arrow_schema(config: str) -> pa.Schema:
     return features_of_config(config).arrow_schema

@@ -3,10 +3,11 @@
 An `Environment` holds a bounded pool of rooms: houses 0 .. rooms-1 of its seed, read from a scene
 folder or sampled as first needed (ProcTHOR offline, as `roomspace build` samples a missing scene)
 into that folder, or into a folder of its own when given none. A room's rows of a configuration are
-made by the build's own per-room code path (pipeline.dataset.build.RoomWork: each kind's `rows`) and
-turned into plain values as the build's Parquet files hold them (`items_table`, `records_table`),
-so room k's rows are those of room k of a build of the same seed, byte for byte, and scoring, the
-reward and every harness read them alike.
+made by the build's own per-room code path (pipeline.dataset.build.RoomWork: each kind's `rows`), and
+a row drawn is turned into plain values as the build's Parquet files hold them (`plain_row`), so room
+k's rows are those of room k of a build of the same seed, byte for byte, and scoring, the reward and
+every harness read them alike. Only the rows drawn are converted: a room's records are filtered by
+the rung on their fields, and a converted row is kept with its room.
 
 Item i of a rung (pipeline.environment.rungs: a configuration and, optionally, a ladder level, a setting
 and a number of frame changes) is a pure function of (seed, rooms, rung, i): a room drawn from the pool
@@ -28,7 +29,7 @@ from pathlib import Path
 from random import Random
 
 from pipeline.dataset.build import RoomWork
-from pipeline.dataset.rows import items_table, kind_record, records_table
+from pipeline.dataset.rows import plain_row
 from pipeline.environment.rungs import Rung
 from pipeline.errors import RoomspaceError
 from pipeline.evaluate.export import prompt_record
@@ -37,7 +38,6 @@ from pipeline.render.job import Renderer
 from pipeline.scene.scene_file import scene_path
 from pipeline.scene.scene_folder import ensure_scene
 from pipeline.seeding import derive_seed
-from pipeline.text.items import Item
 
 KEPT_ROOMS = 256  # rooms whose rows stay in memory: a room of every kind is a few MB with its pictures
 MAX_DRAWS = 1000  # rooms drawn for one item before a rung with no question in the pool is an error
@@ -104,14 +104,8 @@ class Environment:
         rung = self.rung(config)
         if not 0 <= index < self.rooms:
             raise RoomspaceError(f"room {index} is outside this environment's pool of rooms 0 .. {self.rooms - 1}")
-        room = self._room(index)
-
-        def plain() -> tuple[dict, ...]:
-            records = list(room.rows(rung.kind.name, rung.base))
-            table = items_table(records) if kind_record(rung.kind) is Item else records_table(records, rung.config)
-            return tuple(table.to_pylist())
-
-        return room.shared(("environment rows", rung.config), plain)
+        records = self._records(index, rung)
+        return tuple(self._row(index, rung, position) for position in range(len(records)))
 
     def item(self, index: int, rung: Rung | str) -> EnvironmentItem:
         """Item `index` of a rung: a pure function of (seed, rooms, rung, index) (module docstring)."""
@@ -120,9 +114,9 @@ class Environment:
         for draw in range(MAX_DRAWS):
             rng = Random(derive_seed("environment item", self.seed, self.rooms, rung.key, index, draw))
             room = rng.randrange(self.rooms)
-            admitted = [row for row in self.room_rows(room, rung.config) if rung.admits(row)]
+            admitted = [position for position, record in enumerate(self._records(room, rung)) if rung.admits(record)]
             if admitted:
-                return EnvironmentItem(index, rung, rng.choice(admitted))
+                return EnvironmentItem(index, rung, self._row(room, rung, rng.choice(admitted)))
             empty.add(room)
             if len(empty) == self.rooms:
                 break
@@ -135,6 +129,16 @@ class Environment:
         while count is None or index < start + count:
             yield self.item(index, rung)
             index += 1
+
+    def _records(self, index: int, rung: Rung) -> tuple:
+        """Room `index`'s row records of the rung's configuration, as the build makes them."""
+        return self._room(index).rows(rung.kind.name, rung.base)
+
+    def _row(self, index: int, rung: Rung, position: int) -> dict:
+        """The plain row of room `index`'s record at `position` of the rung's configuration, converted once."""
+        room = self._room(index)
+        return room.shared(("environment row", rung.config, position),
+                           lambda: plain_row(room.rows(rung.kind.name, rung.base)[position]))
 
     def _room(self, index: int) -> RoomWork:
         if index in self._kept:

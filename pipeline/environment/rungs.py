@@ -10,6 +10,7 @@ refusal is one line naming what is valid.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pipeline.dataset.rows import kind_record
@@ -69,8 +70,10 @@ class Rung:
         """The rung's name in the seeds of its items: its fields, in order."""
         return f"{self.config}/{self.level}/{self.setting}/{self.frame_changes}"
 
-    def admits(self, row: dict) -> bool:
-        return all(wanted is None or row.get(name) == wanted
+    def admits(self, row: Mapping | object) -> bool:
+        """Whether a row (plain values, or the record it is made from) is one of the rung's questions."""
+        value = row.get if isinstance(row, Mapping) else lambda name: getattr(row, name, None)
+        return all(wanted is None or value(name) == wanted
                    for name, wanted in (("level", self.level), ("setting", self.setting),
                                         ("frame_changes", self.frame_changes)))
 
