@@ -191,6 +191,14 @@ def cmd_build(args: argparse.Namespace) -> None:
     print(f"{args.out}: {sum(report.rows.values())} rows ({rows}); {report.rooms_built} rooms computed now, "
           f"scenes {report.scene_seconds:.1f} s and items {report.item_seconds:.1f} s of worker time, "
           f"{report.wall_seconds:.1f} s wall")
+    if report.rooms_built:
+        made = {family: report.family_seconds[family] for family in ("paper", "balanced", "hard")
+                if family in report.family_seconds}
+        tables = report.item_seconds - sum(made.values())
+        print(f"worker seconds by part: scenes {report.scene_seconds:.1f}, "
+              + "".join(f"{family} {seconds:.1f}, " for family, seconds in made.items())
+              + f"tables {tables:.1f}; main process: shards written {report.write_seconds:.1f} s, "
+              f"card {report.card_seconds:.1f} s")
     for split, counts in report.training_rows.items():
         print(f"{split} split: {sum(counts.values())} rows ({', '.join(f'{n}: {c}' for n, c in counts.items())})")
     if report.houses:

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import accumulate, chain
 from pathlib import Path
@@ -174,6 +176,7 @@ class RoomResult:
     stats: dict[str, Stats]
     scene_seconds: float
     item_seconds: float
+    family_seconds: Counter = field(default_factory=Counter)  # of item_seconds, per configuration family
     spilled: bytes | None = None  # `packed`: the text rows as the file SpilledRoom writes
     batches: dict[str, range] | None = None  # the record batches of each text output in `spilled`
 
@@ -263,31 +266,45 @@ def room_job(seed: int, index: int, scenes_dir: Path, outputs: tuple[Output, ...
     scene = ensure_scene(scenes_dir, seed, index)
     sampled = time.perf_counter()
     room = RoomWork(scene, scene_path(scenes_dir, seed, index), renderer)
+    family_seconds = Counter()
     # Configurations with more described pairs first: the checker then answers those with fewer
     # (subsets of their facts) from the solutions already found.
     for config in sorted(dict.fromkeys(output.config for output in outputs), key=lambda c: -c.m):
-        room.rows(BASE.name, config)
+        with _timed(family_seconds, config.family):
+            room.rows(BASE.name, config)
     texts, own_tables = {}, {}
     for output in outputs:
-        rows = room.rows(output.kind.name, output.config)
+        with _timed(family_seconds, output.config.family):
+            rows = room.rows(output.kind.name, output.config)
         if kind_record(output.kind) is Item:  # base and twin rows make one table at once, the others their own
             texts[output.name] = rows
         else:
             own_tables[output.name] = records_table(rows, output.name)
     text_table = items_table([item for rows in texts.values() for item in rows])
     result = RoomResult(index, text_table, {name: len(rows) for name, rows in texts.items()}, own_tables, {},
-                        sampled - start, 0.0)
+                        sampled - start, 0.0, family_seconds)
     for output in outputs:
-        # The checks and statistics read the questions as written: plain values, as `validate` reads them back.
-        table = result.table(output.name)
-        read = MAP_READ if MAP_QUESTION in output.kind.questions else \
-            PLAN_READ if PLAN_QUESTION in output.kind.questions else READ
-        questions = table_questions(table, [c for c in question_columns(table.schema) if c in read]).to_pylist()
-        for question in questions:
-            check_row(question)
-        result.stats[output.name] = room_stats(output.kind, questions, scene.room_type)
+        with _timed(family_seconds, output.config.family):
+            # The checks and statistics read the questions as written: plain values, as `validate` reads them back.
+            table = result.table(output.name)
+            read = MAP_READ if MAP_QUESTION in output.kind.questions else \
+                PLAN_READ if PLAN_QUESTION in output.kind.questions else READ
+            questions = table_questions(table, [c for c in question_columns(table.schema) if c in read]).to_pylist()
+            for question in questions:
+                check_row(question)
+            result.stats[output.name] = room_stats(output.kind, questions, scene.room_type)
     result.item_seconds = time.perf_counter() - sampled
     return result
+
+
+@contextmanager
+def _timed(seconds: Counter, key: str):
+    """Adds the seconds the block takes to seconds[key]."""
+    begun = time.perf_counter()
+    try:
+        yield
+    finally:
+        seconds[key] += time.perf_counter() - begun
 
 
 def _room_job(args: tuple) -> RoomResult:
@@ -303,6 +320,9 @@ class BuildReport:
     rooms_built: int = 0
     scene_seconds: float = 0.0
     item_seconds: float = 0.0
+    family_seconds: Counter = field(default_factory=Counter)  # of item_seconds, per configuration family
+    write_seconds: float = 0.0  # the main process's, spilling rooms and writing shards
+    card_seconds: float = 0.0  # the main process's, writing the card (its audit's workers waited for)
     wall_seconds: float = 0.0
 
 
@@ -394,7 +414,9 @@ def build(plan: BuildPlan, scenes_dir: Path, out: Path, workers: int = 1, progre
             remove_stale_temporaries(Path(scenes_dir))
             report = BuildReport(out)
             _write_shards(plan, scenes_dir, out, manifest, report, workers, progress, scheduler)
+            finishing = time.perf_counter()
             finish(out, plan, manifest, report, Path(scenes_dir), workers)
+            report.card_seconds = time.perf_counter() - finishing
         except BaseException:
             if created and _nothing_kept(out):
                 shutil.rmtree(out, ignore_errors=True)  # leave no folder behind that holds nothing of the build
@@ -416,17 +438,20 @@ def _write_shards(plan: BuildPlan, scenes_dir: Path, out: Path, manifest: dict, 
               disable=not progress, smoothing=0.1) as bar:
         try:
             for result in ordered_map(_room_job, tasks, workers, scheduler):
+                writing = time.perf_counter()
                 part = next(owner)
                 pending.setdefault(part.key, []).append(SpilledRoom.of(result, out / f".room-{result.index}.tmp"))
                 report.rooms_built += 1
                 report.scene_seconds += result.scene_seconds
                 report.item_seconds += result.item_seconds
+                report.family_seconds.update(result.family_seconds)
                 bar.update()
                 if len(pending[part.key]) == len(part.rooms):
                     manifest["shards"][part.key] = write_shard(out, plan, part, pending[part.key])
                     write_manifest(out, manifest)
                     for room in pending.pop(part.key):
                         room.path.unlink()
+                report.write_seconds += time.perf_counter() - writing
         except KeyboardInterrupt as stop:
             stop.kept = f"{len(manifest['shards'])} of {len(parts)} shards are kept in {out}"
             raise

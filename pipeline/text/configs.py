@@ -43,6 +43,11 @@ class Config:
         family = HARD if self.hard else BALANCED if self.balanced else ""
         return f"n{self.n}_m{self.m}_d{self.d * self.d}{family}"
 
+    @property
+    def family(self) -> str:
+        """paper, balanced or hard: how its questions are drawn (the build's time is reported per family)."""
+        return "hard" if self.hard else "balanced" if self.balanced else "paper"
+
     def as_balanced(self) -> Config:
         return Config(self.n, self.m, self.d, balanced=True)
 
