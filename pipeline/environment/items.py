@@ -114,7 +114,7 @@ class Environment:
         for draw in range(MAX_DRAWS):
             rng = Random(derive_seed("environment item", self.seed, self.rooms, rung.key, index, draw))
             room = rng.randrange(self.rooms)
-            admitted = [position for position, record in enumerate(self._records(room, rung)) if rung.admits(record)]
+            admitted = self._admitted(room, rung)
             if admitted:
                 return EnvironmentItem(index, rung, self._row(room, rung, rng.choice(admitted)))
             empty.add(room)
@@ -133,6 +133,11 @@ class Environment:
     def _records(self, index: int, rung: Rung) -> tuple:
         """Room `index`'s row records of the rung's configuration, as the build makes them."""
         return self._room(index).rows(rung.kind.name, rung.base)
+
+    def _admitted(self, index: int, rung: Rung) -> list[int]:
+        """The positions of room `index`'s records of the rung's configuration that the rung admits, found once."""
+        return self._room(index).shared(("environment admitted", rung), lambda: [
+            position for position, record in enumerate(self._records(index, rung)) if rung.admits(record)])
 
     def _row(self, index: int, rung: Rung, position: int) -> dict:
         """The plain row of room `index`'s record at `position` of the rung's configuration, converted once."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 from pipeline.dataset.rows import kind_record
 from pipeline.errors import RoomspaceError
@@ -57,11 +58,11 @@ class Rung:
     def of(cls, rung: Rung | str) -> Rung:
         return rung if isinstance(rung, Rung) else cls(rung)
 
-    @property
+    @cached_property  # asked at every item drawn: parsed once
     def kind(self) -> Kind:
         return parse(self.config)[0]
 
-    @property
+    @cached_property
     def base(self) -> Config:
         return parse(self.config)[1]
 
