@@ -343,6 +343,20 @@ def test_a_scene_of_another_source_names_the_command_for_the_one_wanted(sampled,
     assert load_scene(target, "procthor-offline") == load_scene(target)
 
 
+def test_a_canonical_edit_keeping_the_checksum_is_refused(sampled, tmp_path):
+    """A file as written is checked on its text (its checksum's own canonical text, not made again); an edit
+    written back canonically, the old checksum kept, fails that and then the check on its content."""
+    shutil.copy(scene_path(sampled, SEED, 0), tmp_path)
+    target = scene_path(tmp_path, SEED, 0)
+    assert load_scene(target) == load_scene(scene_path(sampled, SEED, 0))
+    document = json.loads(target.read_text(encoding="utf-8"))
+    document["record"]["objects"][0]["x"] += 0.25
+    target.write_text(dumps(document), encoding="utf-8")
+    assert target.read_text(encoding="utf-8").endswith(f',"sha256":"{document["sha256"]}"}}\n')
+    with pytest.raises(RoomspaceError, match="edited since it was sampled"):
+        load_scene(target)
+
+
 def test_scene_file_under_another_name_is_foreign(sampled, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
