@@ -1,5 +1,6 @@
 """Items on demand are the build's rows: the same ids, prompts, answers, answer sets and levels, byte for byte."""
 
+import gc
 import shutil
 from random import Random
 
@@ -8,6 +9,8 @@ from conftest import EVERY_KIND_ROOMS as ROOMS
 from conftest import SCENE_SEED
 
 from pipeline.dataset.manifest import MANIFEST
+from pipeline.dataset.rows import plain_row
+from pipeline.environment import items
 from pipeline.environment.items import Environment
 from pipeline.environment.rungs import Rung
 from pipeline.errors import RoomspaceError
@@ -54,6 +57,32 @@ def test_item_i_is_a_pure_function_of_seed_pool_rung_and_i(scenes):
     assert len({row["id"] for row in first}) > 5
     other = [item.row for item in Environment(SCENE_SEED, ROOMS - 1, scenes).items(rung, 20)]
     assert other != first  # the pool is part of what an item is drawn from
+
+
+def test_a_rooms_rows_of_a_rung_are_its_configurations_rows_the_rung_admits(scenes):
+    environment, rung = Environment(SCENE_SEED, ROOMS, scenes), Rung("n3_m2_d81_balanced", level=1)
+    every = [row for index in range(ROOMS) for row in environment.room_rows(index, rung.config)]
+    admitted = [row for index in range(ROOMS) for row in environment.room_rows(index, rung)]
+    assert admitted == [row for row in every if row["level"] == 1]
+    assert 0 < len(admitted) < len(every)
+
+
+def test_the_collector_is_paused_only_while_rows_are_made(scenes, monkeypatch):
+    seen = []
+    monkeypatch.setattr(items, "plain_row", lambda record: seen.append(gc.isenabled()) or plain_row(record))
+    environment = Environment(SCENE_SEED, ROOMS, scenes)
+    assert gc.isenabled()
+    environment.item(0, "n3_m2_d81")
+    environment.room_rows(1, "n3_m2_d81")
+    with pytest.raises(RoomspaceError):
+        environment.item(0, Rung("n3_m2_d81", setting="nowhere"))
+    assert seen and not any(seen) and gc.isenabled()
+    gc.disable()
+    try:
+        environment.room_rows(2, "n3_m2_d81")
+        assert not gc.isenabled()  # a host that paused it keeps it paused
+    finally:
+        gc.enable()
 
 
 @pytest.mark.slow  # about 10 s: ProcTHOR's first house in this process loads its databases
