@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+from background import JOBS, BackgroundJob
 
 from pipeline.dataset.build import BuildPlan, build
 from pipeline.scene.scene_file import scene_path
@@ -13,6 +14,37 @@ from pipeline.text.kinds import KINDS
 SCENE_SEED = 45  # houses 0..3 are a Kitchen, a Bathroom, a LivingRoom and a Bedroom
 SCENE_COUNT = 9
 ROOMSPACE_100 = (0, 100)  # seed, houses: `make roomspace-100`'s rooms, read by the slow tests of every room of it
+BACKGROUND_JOBS = pytest.StashKey[dict[str, BackgroundJob]]()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The background jobs (tests/background.py) of the fixtures the collected tests ask for, started now."""
+    asked = sorted({name for item in session.items for name in item.fixturenames if name in JOBS})
+    session.config.stash[BACKGROUND_JOBS] = {name: BackgroundJob.start(name) for name in asked}
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    for job in session.config.stash.get(BACKGROUND_JOBS, {}).values():
+        job.close()
+
+
+def made_in_background(request: pytest.FixtureRequest):
+    """The folder of the background job of the fixture asking, once made; deleted after its module."""
+    job = request.config.stash[BACKGROUND_JOBS][request.fixturename]
+    yield job.ready()
+    job.remove()
+
+
+@pytest.fixture(scope="module")
+def wheel_envs(request: pytest.FixtureRequest) -> Path:
+    """tests/wheel_envs.py's folder: the wheel, and fresh environments holding it, light and whole."""
+    yield from made_in_background(request)
+
+
+@pytest.fixture(scope="module")
+def stock_houses(request: pytest.FixtureRequest) -> Path:
+    """tests/stock_houses.py's folder: houses sampled with stock ProcTHOR."""
+    yield from made_in_background(request)
 
 
 @pytest.fixture(scope="session")

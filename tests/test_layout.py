@@ -4,7 +4,6 @@ import os
 import shutil
 import subprocess
 import sys
-import venv
 from pathlib import Path
 
 import pytest
@@ -63,54 +62,8 @@ def test_schema_files_are_the_ones_roomspace_schemas_writes_now(tmp_path, capsys
     assert schema_folder(REPO / "schemas") == written, "schemas/ is stale: run `roomspace schemas`"
 
 
-def build_folder(root: Path) -> dict[str, int] | None:
-    """Every file under root/build with its modification time; None without the folder."""
-    folder = root / "build"
-    return {p.relative_to(folder).as_posix(): p.stat().st_mtime_ns for p in folder.rglob("*")} if folder.exists() else None
-
-
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
-    """The package's wheel, built once for the tests that install it, from a copy of the sources.
-    setuptools writes build/ (and the egg-info) beside the sources it builds, and a build/lib left there
-    goes into later wheels (a module since deleted included): building the checkout itself would leave
-    one in it, so the fixture checks that the checkout's build/ is neither made nor touched."""
-    tmp_path = tmp_path_factory.mktemp("wheel")
-    source, wheels = tmp_path / "source", tmp_path / "wheels"
-    before = build_folder(REPO)
-    for package in ("pipeline", "roomspace"):
-        shutil.copytree(REPO / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(REPO / name, source)
-    subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(wheels), str(source)],
-                   check=True, capture_output=True)
-    (built,) = wheels.glob("roomspace-*.whl")
-    assert build_folder(source) is not None  # where setuptools built: the copy
-    assert build_folder(REPO) == before, "building the wheel wrote build/ in the checkout"
-    return built
-
-
-def pip_install(env_dir: Path, *args: str) -> None:
-    # --no-compile: byte-compiling every module of every package installed was a third of pip's CPU time
-    # here (1.6 GB of the lock's packages); the modules a test runs are compiled as they are imported
-    subprocess.run([str(env_dir / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                    "--no-compile", *args], check=True)
-
-
-@pytest.fixture(scope="module")
-def light_env(wheel, tmp_path_factory) -> Path:
-    """A fresh virtual environment (with pip) holding the wheel without extras: the light set, at the pinned
-    versions. The light install's test reads it; the whole install's test, which comes after it in this file,
-    then installs the lock into it, so the light set is written to disk once (the lock's 1.6 GB take a
-    minute and a half to write here and about as long to delete)."""
-    env_dir = tmp_path_factory.mktemp("venv") / "venv"
-    venv.create(env_dir, with_pip=True)
-    pip_install(env_dir, str(wheel), "-c", str(REPO / "requirements.lock"))
-    return env_dir
-
-
 @pytest.mark.slow
-def test_the_light_install_evaluates_without_the_generator(light_env, scenes, tmp_path):
+def test_the_light_install_evaluates_without_the_generator(wheel_envs, scenes, tmp_path):
     """`pip install roomspace` without extras: read a build, make prompts, score; no ProcTHOR, Shapely or Dask."""
     from conftest import SCENE_SEED
 
@@ -119,7 +72,7 @@ def test_the_light_install_evaluates_without_the_generator(light_env, scenes, tm
 
     out = tmp_path / "light-build"
     build(BuildPlan.asked(out.name, SCENE_SEED, 2, parse_configs("n3_m2_d81")), scenes, out, workers=1, progress=False)
-    env_dir = light_env
+    env_dir = wheel_envs / "light"  # the wheel without extras, at the pinned versions
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     absent = ("procthor", "ai2thor", "moviepy", "shapely", "dask", "datasets", "jsonschema", "pandas")
     check = f"import importlib.util; print([m for m in {absent!r} if importlib.util.find_spec(m)])"
@@ -136,11 +89,9 @@ def test_the_light_install_evaluates_without_the_generator(light_env, scenes, tm
 
 
 @pytest.mark.slow
-def test_the_wheel_installs_and_builds_in_a_fresh_environment(light_env, tmp_path):
-    """As a new user (or a Dask worker) would: the wheel alone, the pinned dependencies, no checkout (the light
-    install's environment, given the rest of the lock: the light install's test has read it)."""
-    env_dir = light_env
-    pip_install(env_dir, "-r", str(REPO / "requirements.lock"))  # the wheel and the light set are in already
+def test_the_wheel_installs_and_builds_in_a_fresh_environment(wheel_envs, tmp_path):
+    """As a new user (or a Dask worker) would: the wheel alone, the pinned dependencies, no checkout."""
+    env_dir = wheel_envs / "whole"
     work = tmp_path / "elsewhere"  # not the checkout: nothing may be read from beside the package
     work.mkdir()
     roomspace = str(env_dir / "bin" / "roomspace")

@@ -124,15 +124,12 @@ def test_kept_rows_are_the_rows_successive_filters_keep():
     assert rows.kept().equals(filtered) and list(rows.kept().index) == list(filtered.index)
 
 
-def stock_and_fast(index: int) -> tuple[str, str]:
+def test_thirty_houses_are_byte_identical_to_stock_procthor(stock_houses):
+    from stock_houses import STOCK_HOUSES, STOCK_SEED
+
     from pipeline.scene.procthor.sampling import sample_scene
     from pipeline.scene.scene_file import dumps, scene_document
 
-    return tuple(dumps(scene_document(*sample_scene(101, index, stock_procthor=stock))) for stock in (True, False))
-
-
-def test_thirty_houses_are_byte_identical_to_stock_procthor():
-    from pipeline.parallel import ordered_map
-
-    for index, (stock, fast) in enumerate(ordered_map(stock_and_fast, range(30), workers=2)):
-        assert stock == fast, f"house {index} differs"
+    for index in range(STOCK_HOUSES):
+        fast = dumps(scene_document(*sample_scene(STOCK_SEED, index)))
+        assert (stock_houses / f"house-{index}.json").read_text(encoding="utf-8") == fast, f"house {index} differs"
