@@ -24,7 +24,7 @@ from huggingface_hub import DatasetCardData
 from pipeline.data import data_text
 from pipeline.dataset.audit import BlindUnavailable, audit_table, files_audit
 from pipeline.dataset.layout import CONFIG, config_columns
-from pipeline.dataset.manifest import (DATASET_SPLIT, FramingCounts, MapCounts, PairCounts, SettingCounts, Stats,
+from pipeline.dataset.manifest import (DATASET_SPLIT, MapCounts, PairCounts, QuestionCounts, SettingCounts, Stats,
                                        data_folder)
 from pipeline.dataset.rows import features_of_config
 from pipeline.dataset.vision import IMAGE_OF_STORY
@@ -33,7 +33,7 @@ from pipeline.spatial.ladder import REASONERS
 from pipeline.spatial.relations import DIRECTIONS
 from pipeline.spatial.topology import RCC8
 from pipeline.text.agents import FRAMINGS, AgentItem
-from pipeline.text.items import ITEM_SETTINGS, RCC8_SETTING
+from pipeline.text.items import FORMS, ITEM_SETTINGS, RCC8_SETTING, RELATION_FORM
 from pipeline.text.kinds import Kind, kind_of, parse
 from pipeline.text.pictured import picture_kind
 from pipeline.text.prompts import MAP_QUESTION, PAIR_MODALITIES
@@ -42,7 +42,7 @@ from pipeline.text.prompts import MAP_QUESTION, PAIR_MODALITIES
 # The fields of a question that `room_stats` reads, of every kind; an image kind's questions are read
 # for PICTURED too, an agent kind's for FRAMED, a map kind's for MAPPED.
 COUNTED = ("setting", "view", "question_type", "candidate", "answer_set", "answer_set_size", "true_relation",
-           "path_decides", "layout_decides", "tightness", "hops", "topology", "level")
+           "path_decides", "layout_decides", "tightness", "hops", "topology", "level", "form")
 PICTURED = ("pair", "modality", "image_name")
 FRAMED = ("kind", "frame_changes", "frame_angle")
 MAPPED = ("facts", "options")
@@ -82,6 +82,10 @@ def count_setting(stats: Stats, row: Mapping) -> None:
     setting.rows += 1
     if row["level"] is not None:
         setting.levels = count(setting.levels, str(row["level"]))
+    whole_story = row["form"] != RELATION_FORM
+    if whole_story:
+        setting.forms = {} if setting.forms is None else setting.forms
+        count_asked(setting.forms.setdefault(row["form"], QuestionCounts()), row)
     if row["question_type"] == "YN":
         if row["candidate"] in row["answer_set"]:
             setting.yes += 1
@@ -90,6 +94,8 @@ def count_setting(stats: Stats, row: Mapping) -> None:
         if row["setting"] == RCC8_SETTING:
             setting.asked = count(setting.asked, row["true_relation"])
         return
+    if whole_story:
+        return  # its answer set is of another calculus: the setting's FR counts are its pair questions'
     count(setting.sizes, str(row["answer_set_size"]))
     setting.path_decides = (setting.path_decides or 0) + int(row["path_decides"])
     setting.layout_decides = (setting.layout_decides or 0) + int(row["layout_decides"])
@@ -131,7 +137,11 @@ def count_pair(stats: Stats, row: Mapping) -> None:
 def count_framing(stats: Stats, row: Mapping) -> None:
     """An agent row (not a pair question): by its framing, and by frame changes and the angle turned."""
     stats.agent_kinds = {} if stats.agent_kinds is None else stats.agent_kinds
-    asked = stats.agent_kinds.setdefault(row["kind"], FramingCounts())
+    count_asked(stats.agent_kinds.setdefault(row["kind"], QuestionCounts()), row)
+    stats.frame_angles = count(stats.frame_angles, f"{row['frame_changes']} changes, {row['frame_angle']} degrees")
+
+
+def count_asked(asked: QuestionCounts, row: Mapping) -> None:
     if row["question_type"] == "FR":
         asked.FR += 1
         asked.sizes += row["answer_set_size"]
@@ -139,7 +149,6 @@ def count_framing(stats: Stats, row: Mapping) -> None:
         asked.Yes += 1
     else:
         asked.No += 1
-    stats.frame_angles = count(stats.frame_angles, f"{row['frame_changes']} changes, {row['frame_angle']} degrees")
 
 
 def count(counts: dict[str, int] | None, key: str) -> dict[str, int]:
@@ -170,6 +179,23 @@ def settings_table(stats: Stats) -> str:
                      f"{s.yes / yn if yn else 0:.3f} | {f'{mean:.2f}' if fr else '-'} | {spread} | {shares} | "
                      f"{_counts(s.levels, LEVELS)} |")
     return "\n".join(lines)
+
+
+def forms_table(stats: Stats) -> str:
+    """A hard configuration's whole-story questions per setting and form ("" if it has none): the settings
+    table's FR columns count its pair questions only, as a form's answer sets are of another calculus."""
+    asked = [(setting, form, counts) for setting, s in stats.settings.items()
+             for form, counts in sorted((s.forms or {}).items(), key=lambda item: declared_order(FORMS)(item[0]))]
+    if not asked:
+        return ""
+    lines = ["", "Whole-story questions (the table above counts their YN answers and levels, not their FR answer sets):",
+             "", "| setting | form | FR | mean FR answer-set size | YN Yes | YN No | Yes share |",
+             "|---|---|---|---|---|---|---|"]
+    for setting, form, counts in sorted(asked, key=lambda item: declared_order(HARD_SETTINGS)(item[0])):
+        yn = counts.Yes + counts.No
+        lines.append(f"| {setting} | {form} | {counts.FR} | {f'{counts.sizes / counts.FR:.2f}' if counts.FR else '-'} | "
+                     f"{counts.Yes} | {counts.No} | {f'{counts.Yes / yn:.3f}' if yn else '-'} |")
+    return "\n".join(lines) + "\n"
 
 
 def map_table(stats: Stats) -> str:
@@ -228,7 +254,7 @@ def agent_lines(stats: Stats, hard: bool = False) -> str:
              "", f"| kind | FR | mean FR answer-set size | YN Yes | YN No |{skipped[0]}",
              f"|---|---|---|---|---|{skipped[1]}"]
     slots = stats.rooms * len(HARD_SETTINGS)  # a hard framing asks at most one FR and one YN question per setting
-    framings = {**({kind: FramingCounts() for kind in FRAMINGS} if hard else {}), **stats.agent_kinds}
+    framings = {**({kind: QuestionCounts() for kind in FRAMINGS} if hard else {}), **stats.agent_kinds}
     for kind, asked in sorted(framings.items(), key=lambda item: declared_order(FRAMINGS)(item[0])):
         mean = f"{asked.sizes / asked.FR:.2f}" if asked.FR else "-"
         left = f" {slots - asked.FR} | {slots - asked.Yes - asked.No} |" if hard else ""
@@ -276,7 +302,7 @@ def statistics_section(stats_by_config: Mapping[str, Stats]) -> str:
             f"{_counts(stats.topology, RCC8)}\n"
             f"- rcc8 questions by the asked pair's relation: {_counts(asked, RCC8)}\n"
             f"{pair_lines(stats)}{agent_lines(stats, parse(config)[1].hard)}\n"
-            f"{settings_table(stats)}\n"
+            f"{settings_table(stats)}\n{forms_table(stats)}"
         )
     return "\n".join(parts)
 

@@ -74,6 +74,9 @@ class SettingCounts(Counts):
     tightness_millionths: int | None = None
     asked: dict[str, int] | None = None  # the rcc8 setting's YN questions by the asked pair's relation
     levels: dict[str, int] | None = None  # its questions on the difficulty ladder by level ("0" ... "3"), if any
+    # A hard setting's whole-story questions by form; the fields above but `sizes` count all of its questions,
+    # `sizes` and the FR path, layout and tightness counts its pair questions only.
+    forms: dict[str, QuestionCounts] | None = None
 
 
 @dataclass
@@ -87,8 +90,9 @@ class PairCounts(Counts):
 
 
 @dataclass
-class FramingCounts(Counts):
-    """An agent framing's questions (pipeline.text.agents.FRAMINGS)."""
+class QuestionCounts(Counts):
+    """The questions of one way of asking: an agent framing's (pipeline.text.agents.FRAMINGS), a hard
+    setting's whole-story form's (pipeline.text.items.FORMS)."""
 
     FR: int = 0
     Yes: int = 0
@@ -126,7 +130,7 @@ class Stats(Counts):
     pair_questions: dict[str, PairCounts] | None = None
     # An agent kind's section (its questions are pipeline.text.agents.AgentItem): by framing, and by
     # frame changes and the angle turned ("1 changes, 90 degrees").
-    agent_kinds: dict[str, FramingCounts] | None = None
+    agent_kinds: dict[str, QuestionCounts] | None = None
     frame_angles: dict[str, int] | None = None
     # A map kind's section (Kind.questions asks MAP): its questions by setting, not counted as FR questions.
     maps: dict[str, MapCounts] | None = None

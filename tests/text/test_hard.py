@@ -2,6 +2,7 @@
 kind's in the facts its own stories state)."""
 
 import dataclasses
+from collections import Counter
 
 import pytest
 from conftest import SCENE_COUNT, SCENE_SEED
@@ -20,7 +21,7 @@ from pipeline.spatial.relations import DIRECTIONS, REGIONS, alike
 from pipeline.spatial.topology import ROOM
 from pipeline.text.agents import AGENT, FRAMINGS, hard_agent_items
 from pipeline.text.configs import HARD_N, Config, parse_configs
-from pipeline.text.items import (CONSISTENCY_FORM, REGION_LABELS, REGIONS_FORM, RELATION_FORM, RoomItems,
+from pipeline.text.items import (CONSISTENCY_FORM, FORMS, REGION_LABELS, REGIONS_FORM, RELATION_FORM, RoomItems,
                                  beyond_local)
 from pipeline.text.prompts import AGENT_VIEW
 
@@ -163,6 +164,19 @@ def test_hard_vision_rows_ask_the_hard_questions_with_their_pictures_and_nothing
     assert all(row["answer_set"] == agent[row["id"]]["answer_set"] for row in pictured)
     card = (out / "README.md").read_text()
     assert "| kind | FR | mean FR answer-set size | YN Yes | YN No | settings without FR" in card
+    # the card counts the whole-story questions per setting and form, apart from the pair questions' FR answer sets
+    section = card.split("### n8_m20_d144_hard\n", 1)[1].split("\n### ", 1)[0]
+    counted = Counter()
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if len(cells) == 7 and cells[1] in FORMS:
+            counted[cells[0], cells[1]] += sum(int(cells[k]) for k in (2, 4, 5))
+    assert counted and counted == Counter((row["setting"], row["form"]) for row in base.values()
+                                          if row["form"] != RELATION_FORM)
+    sizes = Counter(row["answer_set_size"] for row in base.values()
+                    if row["question_type"] == "FR" and row["form"] == RELATION_FORM and row["setting"] == "chain_d2")
+    chain_d2 = next(line for line in section.splitlines() if line.startswith("| chain_d2 |"))
+    assert f"| {', '.join(f'{size}: {sizes[size]}' for size in sorted(sizes))} |" in chain_d2
 
 
 def test_every_hard_agent_question_is_one_only_search_answers_in_its_own_facts(hard_agent_rows):
