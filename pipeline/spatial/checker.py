@@ -150,19 +150,6 @@ def answer_sets_together(answers: Sequence[Answers],
     return [{key: answered[key] for key in fact_sets} for answered in found]
 
 
-def answer_sets_within(facts: Iterable[Fact], variables: Sequence[str], queries: Sequence[tuple[str, str]],
-                       within: Sequence[Iterable[str]], d: int) -> tuple[frozenset[str], ...]:
-    """The answer sets of several pairs of one fact set, each known to lie within a sound bound (R2's,
-    `propagated_answer`): a direction outside it is not searched for, and where the pair's
-    witnesses fill the bound no search refutes anything."""
-    variables = tuple(variables)
-    (constraints,) = _checked([tuple(facts)], variables, queries[0], d)
-    for query in queries[1:]:
-        _validate((), variables, query, d)
-    return _answers(constraints, variables, [(q[0], q[1]) for q in queries], d, [frozenset()] * len(queries),
-                    [frozenset(bound) for bound in within])
-
-
 def forget_answers() -> None:
     """Clear the memos of answers, so that the next calls are timed cold (the benchmark)."""
     _answer.cache_clear()
@@ -173,6 +160,9 @@ def forget_answers() -> None:
     _propagated_holding.cache_clear()
     _axis_network.cache_clear()
     _axis_answer.cache_clear()
+    _story.cache_clear()
+    _settled_pairs.cache_clear()
+    _settled_claims.cache_clear()
 
 
 def _coupled(constraints: frozenset[Constraint]) -> bool:
@@ -335,18 +325,14 @@ def _refutation_effort(facts: frozenset[Constraint], variables: tuple[str, ...],
                        refuted: frozenset[str], d: int) -> int:
     if not refuted:
         return 0
-    unary, binary, _ = _network(facts, variables, ())
-    network = _story_network(unary, binary, d)
-    if network is None:
+    story = _story(facts, variables, d)
+    if story.network is None:
         return 0
     index = {name: k for k, name in enumerate(variables)}
-    claimed = _with_claim(*network, index[query[0]], query[1] and index[query[1]], refuted, d)
-    if claimed is None:
-        return 0
-    tried = [0]
-    if _search(*claimed, tried) is not None:
+    held, tried = story.search(index[query[0]], query[1] and index[query[1]], refuted)
+    if held:
         raise RoomspaceError(f"{query[0]} may be {sorted(refuted)} of {query[1] or 'the room'}: not refuted")
-    return tried[0]
+    return tried
 
 
 # ---------------------------------------------------------------------------------------------
@@ -434,6 +420,167 @@ def _satisfied(solution: Sequence[int], a: int, b: int | None, code: str, d: int
     if b is None:
         return bool(solution[a] & _joint_tables(d).unary[code])
     return bool(_cell_relation(code, d).image(solution[a]) & solution[b])
+
+
+# ---------------------------------------------------------------------------------------------
+# One story asked many things (a hard configuration's pairs and claims): the same answers as
+# `answer_set`, `propagated_answer`, `refutation_effort`, `holding` and `propagated_holding`,
+# found together on one network. A solution found for one question shows, with each of its
+# one-object moves, some of what every other question asks; where it does, neither R2's
+# propagation nor a search of its own is needed: R2 is sound, so what holds R2 keeps.
+
+
+@dataclass(frozen=True)
+class Settled:
+    """A pair of a story as the checker settles it: the exact answer set (`answer_set`), R2's
+    (`propagated_answer`), and the branch decisions refuting what R2 leaves beyond the exact set
+    (`refutation_effort`; 0 where R2 is exact)."""
+
+    exact: frozenset[str]
+    local: frozenset[str]
+    effort: int
+
+
+@dataclass(frozen=True)
+class SettledClaim:
+    """A claim about a story as the checker settles it: whether it can hold with every fact
+    (`holding`), and whether R2 keeps it (`propagated_holding`)."""
+
+    holds: bool
+    local: bool
+
+
+def settled_pairs(facts: Iterable[Fact], variables: Sequence[str], queries: Sequence[tuple[str, str]],
+                  d: int) -> tuple[Settled, ...]:
+    """Each pair's exact answer, R2's and the effort refuting R2's rest, together (section comment)."""
+    variables = tuple(variables)
+    (constraints,) = _checked([tuple(facts)], variables, queries[0], d)
+    for query in queries[1:]:
+        _validate((), variables, query, d)
+    return _settled_pairs(constraints, variables, tuple((q[0], q[1]) for q in queries), d)
+
+
+def settled_claims(facts: Iterable[Fact], variables: Sequence[str], claims: Sequence[Fact],
+                   d: int) -> tuple[SettledClaim, ...]:
+    """Whether each claim can hold with the story, and whether R2 keeps it, together (section comment)."""
+    variables = tuple(variables)
+    story, *claimed = _checked([tuple(facts), *((claim,) for claim in claims)], variables, None, d)
+    return _settled_claims(story, variables, tuple(constraint for (constraint,) in claimed), d)
+
+
+@dataclass(frozen=True)
+class _Witness:
+    """A solution of a story, with each variable's moves: the values it may take, the others staying
+    (each such move a solution too; an unconstrained variable keeps its domain)."""
+
+    values: tuple[int, ...]
+    moves: tuple[int, ...]
+
+    def shows(self, a: int, b: int | None, code: str, d: int) -> bool:
+        """Whether this solution or one of its moves has "a is <code> (of b)" hold."""
+        if b is None:
+            return bool(self.moves[a] & _joint_tables(d).unary[code])
+        binary = _joint_tables(d).binary
+        return bool(self.moves[a] & binary[_CONVERSE[code]][self.values[b]]
+                    or self.moves[b] & binary[code][self.values[a]])
+
+
+class _Story:
+    """One story's network, made once for everything asked of it, its closure (R2's, made when first
+    needed), and the witnesses its searches have found."""
+
+    def __init__(self, facts: frozenset[Constraint], variables: tuple[str, ...], d: int) -> None:
+        self.facts, self.variables, self.d = facts, variables, d
+        unary, binary, _ = _network(facts, variables, ())
+        self.network = _story_network(unary, binary, d)
+        self.witnesses: list[_Witness] = []
+        self._closure: tuple[list[int], dict[Arc, _Relation], Links, dict[Arc, int]] | None = None
+
+    def closure(self) -> tuple[list[int], dict[Arc, _Relation], Links, dict[Arc, int]] | None:
+        """`_closure`'s domains, arcs and atoms, with the arcs' links; None on a wipe-out."""
+        if self._closure is None:
+            closure = _closure(self.facts, self.variables, self.d)
+            if closure is None:
+                return None
+            domains, arcs, closed = closure
+            self._closure = list(domains), arcs, _links(arcs, len(domains)), closed
+        return self._closure
+
+    def kept(self, a: int, b: int | None, code: str) -> bool:
+        """R2 of "a is <code> (of b)": a pair's code one of the atoms the closure leaves the pair, and
+        arc consistency over the closure with it added no wipe-out (`propagated_answer`, `propagated_holding`)."""
+        domains, arcs, links, closed = self.closure()
+        return ((b is None or any(_relation_atoms(closed, a, b, self.d) >> x & 1
+                                  for x in _atom_tables(self.d).of_code[code]))
+                and _with_claim(domains, arcs, links, a, b, frozenset((code,)), self.d) is not None)
+
+    def shown(self, a: int, b: int | None, code: str, since: int = 0) -> bool:
+        """Whether a witness (from the `since`-th on) shows "a is <code> (of b)"."""
+        return any(witness.shows(a, b, code, self.d) for witness in self.witnesses[since:])
+
+    def search(self, a: int, b: int | None, codes: frozenset[str]) -> tuple[bool, int]:
+        """Search for a solution with "a is one of `codes` (of b)", kept as a witness if found; whether
+        one was, and the branch decisions tried (`refutation_effort`'s count when none is)."""
+        domains, arcs, links = self.network
+        claimed = _with_claim(domains, arcs, links, a, b, codes, self.d)
+        tried = [0]
+        solution = None if claimed is None else _search(*claimed, tried)
+        if solution is not None:
+            values = tuple(value.bit_length() - 1 for value in solution)
+            into = [[(c, arcs[c, v]) for c, _ in links[v]] for v in range(len(domains))]
+            self.witnesses.append(_Witness(values, tuple(
+                reduce(and_, (relation.rows[values[c]] for c, relation in into[v]), domains[v])
+                for v in range(len(domains)))))
+        return solution is not None, tried[0]
+
+
+@lru_cache(maxsize=256)
+def _story(facts: frozenset[Constraint], variables: tuple[str, ...], d: int) -> _Story:
+    return _Story(facts, variables, d)
+
+
+@lru_cache(maxsize=256)
+def _settled_pairs(facts: frozenset[Constraint], variables: tuple[str, ...], queries: tuple[tuple[str, str], ...],
+                   d: int) -> tuple[Settled, ...]:
+    unary, binary, pairs = _network(facts, variables, queries)
+    (_, i_signs), (_, j_signs) = (_solve_axis(axis, unary, binary, pairs, d) for axis in (0, 1))
+    axes = [_axis_product(i, j) for i, j in zip(i_signs, j_signs)]
+    if not _coupled(facts):
+        return tuple(Settled(held, held, 0) for held in axes)  # the axes are exact on facts that do not couple them
+    story = _story(facts, variables, d)
+    if story.network is None or story.closure() is None:
+        return tuple(Settled(frozenset(), frozenset(), 0) for _ in pairs)
+    settled = []
+    for (a, b), candidates in zip(pairs, axes):
+        found = {code for code in candidates if story.shown(a, b, code)}
+        local = frozenset(found) | {code for code in candidates - found if story.kept(a, b, code)}
+        effort = 0
+        while open_codes := local - found:
+            since = len(story.witnesses)
+            held, tried = story.search(a, b, open_codes)
+            if not held:
+                effort = tried  # R2's rest, refuted by one search: `refutation_effort`'s
+                break
+            found |= {code for code in open_codes if story.shown(a, b, code, since)}
+        settled.append(Settled(frozenset(found), local, effort))
+    return tuple(settled)
+
+
+@lru_cache(maxsize=256)
+def _settled_claims(facts: frozenset[Constraint], variables: tuple[str, ...], claims: tuple[Constraint, ...],
+                    d: int) -> tuple[SettledClaim, ...]:
+    story = _story(facts, variables, d)
+    if story.network is None or story.closure() is None:
+        return (SettledClaim(False, False),) * len(claims)
+    settled = []
+    for a, b, code in _claim_ends(claims, variables):
+        if story.shown(a, b, code):
+            settled.append(SettledClaim(True, True))
+        elif not story.kept(a, b, code):
+            settled.append(SettledClaim(False, False))
+        else:
+            settled.append(SettledClaim(story.search(a, b, frozenset((code,)))[0], True))
+    return tuple(settled)
 
 
 # ---------------------------------------------------------------------------------------------

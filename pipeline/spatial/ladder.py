@@ -24,10 +24,11 @@ or distances), R2 keeps a claim that survives the story's closure (`checker.prop
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from pipeline.spatial.checker import answer_set, holding, propagated_answer, propagated_holding, refutation_effort
+from pipeline.spatial.checker import (Settled, answer_set, holding, propagated_answer, propagated_holding,
+                                      refutation_effort)
 from pipeline.spatial.facts import Fact
 from pipeline.spatial.reasoning import PathStep, reasoning_path
 from pipeline.spatial.relations import DIRECTIONS, in_canonical_order
@@ -79,32 +80,36 @@ def _composed(path: Sequence[PathStep]) -> frozenset[str]:
 
 
 def rung(facts: Sequence[Fact], query: tuple[str, str], exact: Sequence[str], d: int,
-         path: Sequence[PathStep] | None = None, effort: bool = True) -> Rung:
+         path: Sequence[PathStep] | None = None, settled: Settled | None = None) -> Rung:
     """The bounded reasoners' answers to a question whose exact answer set is `exact`, its level
-    and search effort (left 0 without `effort`: a level-3 question's is always 2 or more, as its
-    search branches)."""
+    and search effort; R2's answer and the effort are `settled`'s where the checker has settled the
+    pair already (`checker.settled_pairs`, for this query)."""
     variables = story_variables(facts, query)
     exact = frozenset(exact)
     stated = stated_answer(facts, query, d)
     chain = stated & _composed(reasoning_path(facts, *query) if path is None else path)
     # R2 lies between the exact answer and R1's (tests/spatial/test_ladder.py): where R1 is exact, so is R2
-    local = chain if chain == exact else propagated_answer(facts, variables, query, d, exact)
+    local = (chain if chain == exact else settled.local if settled is not None
+             else propagated_answer(facts, variables, query, d, exact))
     level = next((k for k, held in enumerate((stated, chain, local)) if held == exact), len(BOUNDED))
-    tried = refutation_effort(facts, variables, query, local - exact, d) if effort and level == len(BOUNDED) else 0
+    tried = (0 if level < len(BOUNDED) else settled.effort if settled is not None
+             else refutation_effort(facts, variables, query, local - exact, d))
     return Rung(Bounded(*(in_canonical_order(held) for held in (stated, chain, local))), level, tried)
 
 
 def claim_rung(facts: Sequence[Fact], subject: str, obj: str | None, codes: Sequence[str], exact: Sequence[str],
-               d: int) -> Rung:
+               d: int, local: Iterable[str] | None = None) -> Rung:
     """The bounded reasoners' answers to a whole-story question: which of `codes` (one kind of
     relation of `subject`, to `obj` or, None, in the room) can hold together with the story, the
-    exact ones being `exact`; its level and search effort, as `rung` gives a pair question's."""
+    exact ones being `exact`; its level and search effort, as `rung` gives a pair question's. `local`,
+    where known (`checker.settled_claims`), is those of `codes` R2 keeps."""
     query = (subject, obj)
     own = [fact for fact in facts if fact.subject in query and (fact.object is None or fact.object in query)]
     claims = [Fact(subject, code, obj) for code in codes]
     stated = _held(codes, holding(own, story_variables(own, (subject, obj or subject)), claims, d))
     variables = story_variables(facts, (subject, obj or subject))
-    local = stated if stated == frozenset(exact) else _held(codes, propagated_holding(facts, variables, claims, d))
+    local = (stated if stated == frozenset(exact) else frozenset(local) if local is not None
+             else _held(codes, propagated_holding(facts, variables, claims, d)))
     exact = frozenset(exact)
     level = next((k for k, held in enumerate((stated, stated, local)) if held == exact), len(BOUNDED))
     tried = refutation_effort(facts, variables, query, local - exact, d) if level == len(BOUNDED) else 0

@@ -278,9 +278,9 @@ class _BalancedDraws:
             once = [(a, b) for k, a in enumerate(names) for b in names[k + 1:] if (a, b) not in described]
             found = {story: {setting: beyond_local(facts, once, config.d) for setting, facts in by_setting.items()}
                      for story, by_setting in stories.items()}
-            answers, local = ({story: {setting: {pair: sets[k] for pair, sets in held.items()}
+            answers, local = ({story: {setting: {pair: getattr(settled, part) for pair, settled in held.items()}
                                        for setting, held in by_setting.items()} for story, by_setting in found.items()}
-                              for k in (0, 1))
+                              for part in ("exact", "local"))
             self.local = {kind: local[_story_of(kind)] for kind in FRAMINGS}
             self.weights = {setting: UNIFORM for setting in told}
         else:

@@ -25,8 +25,7 @@ from types import MappingProxyType
 from pipeline.data import data_json
 from pipeline.scene.records import Point, Scene, SceneObject
 from pipeline.seeding import derive_seed
-from pipeline.spatial.checker import (Answers, answer_sets_together, answer_sets_within, holding, propagated_answer,
-                                     propagated_holding)
+from pipeline.spatial.checker import Answers, Settled, answer_sets_together, settled_claims, settled_pairs
 from pipeline.spatial.difficulty import layout_decides, tightness
 from pipeline.spatial.facts import (HARD_SETTINGS, SETTINGS, Fact, RasterFacts, described_pairs, hard_story_facts, hops,
                                    raster_facts, story_facts)
@@ -152,10 +151,12 @@ NO_REASONING: Mapping[str, object] = MappingProxyType(dict(
 
 
 def ladder_fields(facts: Sequence[Fact], pair: tuple[str, str], answer: Sequence[str], d: int,
-                  path: Sequence[PathStep], seen: Callable[[Sequence[str]], tuple[str, ...]] | None = None) -> dict:
-    """A question's fields of the difficulty ladder (`ladder.rung`): its level, search effort and
-    bounded answers, these said as `seen` says a set of plan codes in the row's frame (if given)."""
-    found = rung(facts, pair, answer, d, path)
+                  path: Sequence[PathStep], seen: Callable[[Sequence[str]], tuple[str, ...]] | None = None,
+                  settled: Settled | None = None) -> dict:
+    """A question's fields of the difficulty ladder (`ladder.rung`, given what the checker has
+    `settled` of the pair, if it has): its level, search effort and bounded answers, these said as
+    `seen` says a set of plan codes in the row's frame (if given)."""
+    found = rung(facts, pair, answer, d, path, settled)
     held = found.bounded
     return dict(level=found.level, search_effort=found.effort,
                 bounded=held if seen is None else Bounded(seen(held.stated), seen(held.chain), seen(held.local)))
@@ -475,39 +476,35 @@ def _askable(config: Config, choice: Choice, facts: Mapping[str, tuple[Fact, ...
     return askable
 
 
-def _hard_askable(config: Config, choice: Choice, facts: Mapping[str, tuple[Fact, ...]]) -> tuple[Askable, Askable]:
+def _hard_askable(config: Config, choice: Choice, facts: Mapping[str, tuple[Fact, ...]]
+                  ) -> dict[str, Mapping[tuple[str, str], Settled]]:
     """What a hard configuration may ask, per hard setting: every pair no described pair states, both
     ways, whose answer set only search gives (level 3: the checker's search branches, trying 2 values
-    or more), with its answer set; and what R2 leaves open for it (a YN question's offers)."""
+    or more), with what the checker settles of it: its answer set, what R2 leaves open for it (a YN
+    question's offers) and the search effort."""
     names, described = choice.names, described_pairs(config.n, config.m)
     asked = [(names[a], names[b]) for a, b in combinations(range(config.n), 2) if (a, b) not in described]
-    askable: Askable = {setting: {} for setting in HARD_SETTINGS}
-    offered: Askable = {setting: {} for setting in HARD_SETTINGS}
-    for setting in HARD_SETTINGS:
-        for pair, (held, open_) in beyond_local(facts[setting], asked, config.d).items():
-            askable[setting][pair], offered[setting][pair] = held, open_
-    return askable, offered
+    return {setting: beyond_local(facts[setting], asked, config.d) for setting in HARD_SETTINGS}
 
 
 def beyond_local(facts: Sequence[Fact], pairs: Sequence[tuple[str, str]], d: int
-                 ) -> Mapping[tuple[str, str], tuple[frozenset[str], frozenset[str]]]:
+                 ) -> Mapping[tuple[str, str], Settled]:
     """The `pairs` of one story whose answer set R2 does not give (level 3), each both ways (the
-    second the converse), with its exact answer set and what R2 leaves open. Kept for the room's
-    other kinds: a hard configuration's agent rows ask of its stories again (pipeline.text.agents)."""
+    second the converse), with what the checker settles of it (`checker.settled_pairs`). Kept for the
+    room's other kinds: a hard configuration's agent rows ask of its stories again (pipeline.text.agents)."""
     return _beyond_local(tuple(facts), tuple(pairs), d)
 
 
 @lru_cache(maxsize=64)
 def _beyond_local(facts: tuple[Fact, ...], pairs: tuple[tuple[str, str], ...], d: int
-                  ) -> Mapping[tuple[str, str], tuple[frozenset[str], frozenset[str]]]:
-    variables = story_variables(facts, pairs[0])
-    # R2 first: the checker then searches only within it, and refutes nothing where R2 is exact
-    local = [propagated_answer(facts, variables, pair, d) for pair in pairs]
+                  ) -> Mapping[tuple[str, str], Settled]:
     out = {}
-    for pair, left, exact in zip(pairs, local, answer_sets_within(facts, variables, pairs, local, d)):
-        if left != exact:
-            out[pair] = exact, left
-            out[pair[::-1]] = frozenset(map(converse, exact)), frozenset(map(converse, left))
+    for pair, held in zip(pairs, settled_pairs(facts, story_variables(facts, pairs[0]), pairs, d)):
+        if held.local != held.exact:
+            out[pair] = held
+            # the other way round: the converse sets, refuted by the same search (the same constraint)
+            out[pair[::-1]] = Settled(frozenset(map(converse, held.exact)), frozenset(map(converse, held.local)),
+                                      held.effort)
     return MappingProxyType(out)
 
 
@@ -537,15 +534,13 @@ def _whole_story_askable(config: Config, choice: Choice, facts: Mapping[str, tup
         keys = [*((name, None, REGIONS) for name in names), *((name, None, WALL_CONTACT) for name in names),
                 *((a, b, tuple(c for c in DISTANCES if distance_scale(c) == scale)) for a, b in undescribed)]
         claims = [Fact(subject, code, obj) for subject, obj, codes in keys for code in codes]
-        local = dict(zip(claims, propagated_holding(told, variables, claims, config.d)))
-        left = [claim for claim in claims if local[claim]]  # what R2 rules out, nothing holds
-        exact = dict(zip(left, holding(told, variables, left, config.d)))
+        settled = dict(zip(claims, settled_claims(told, variables, claims, config.d)))
         askable[setting] = {}
         for key in keys:
             subject, obj, codes = key
             held = [Fact(subject, code, obj) for code in codes]
-            claimed = Claimed(frozenset(c.relation for c in held if exact.get(c, False)),
-                              frozenset(c.relation for c in held if local[c]))
+            claimed = Claimed(frozenset(c.relation for c in held if settled[c].holds),
+                              frozenset(c.relation for c in held if settled[c].local))
             if claimed.exact:
                 askable[setting][key] = claimed
     return askable
@@ -586,7 +581,7 @@ def _whole_story_items(scene: Scene, config: Config, choice: Choice, raster: Ras
             truth = distance(raster.cells[a], raster.cells[b], d, distance_scale(codes[0]))
             query, hop = Query(subject, obj), hops(config.n, described_pairs(config.n, config.m), (a, b))
         answer = tuple(code for code in codes if code in claimed[subject, obj, codes].exact)
-        found = claim_rung(facts, subject, obj, codes, answer, d)
+        found = claim_rung(facts, subject, obj, codes, answer, d, claimed[subject, obj, codes].local)
         story, question = choice.teller.whole_story(scene.room_type, scene.side, said, choice.order, view, subject,
                                                     candidate, obj, seed)
         fields = dict(
@@ -615,8 +610,11 @@ def _balanced_items(scene: Scene, config: Config, choice: Choice, raster: Raster
     chosen, names, order, teller = choice.objects, choice.names, choice.order, choice.teller
     pairs = described_pairs(n, config.m)
     facts, _, shared = _told(scene, config, choice, objects, room_facts, topology)
+    settled: dict[str, Mapping[tuple[str, str], Settled]] = {}
     if config.hard:
-        (askable, offered), settings = _hard_askable(config, choice, facts), HARD_SETTINGS
+        settled, settings = _hard_askable(config, choice, facts), HARD_SETTINGS
+        askable, offered = ({setting: {pair: getattr(held, part) for pair, held in by_pair.items()}
+                             for setting, by_pair in settled.items()} for part in ("exact", "local"))
         claimed = _whole_story_askable(config, choice, facts)
     else:
         askable, offered, settings = _askable(config, choice, facts, topology, known), None, SETTINGS
@@ -640,7 +638,8 @@ def _balanced_items(scene: Scene, config: Config, choice: Choice, raster: Raster
             path_decides=bool(path) and path[-1].composed == answer,
             tightness=round(tightness(facts[setting], config.d), 6),
             layout_decides=layout_decides(facts[setting], pair, answer, config.d),
-            **ladder_fields(facts[setting], pair, answer, config.d, path),
+            **ladder_fields(facts[setting], pair, answer, config.d, path,
+                            settled=settled[setting][pair] if settled else None),
         )
 
     def asked_pairs(setting: str, view: str, said: Sentences, weights) -> list[Item]:

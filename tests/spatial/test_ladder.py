@@ -1,6 +1,8 @@
 """The bounded reasoners: each sound (its set holds the exact one), each within the one below, and
 each deciding where its reasoning suffices and not where it does not."""
 
+import dataclasses
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -8,11 +10,12 @@ from strategies import random_facts, rasters
 from test_checker import checks, story
 
 from pipeline.errors import RoomspaceError
-from pipeline.spatial.checker import answer_set, holding, propagated_answer, propagated_holding, refutation_effort
+from pipeline.spatial.checker import (answer_set, holding, propagated_answer, propagated_holding, refutation_effort,
+                                      settled_claims, settled_pairs)
 from pipeline.spatial.facts import HARD_SETTINGS, SETTINGS, Fact, described_pairs, hard_story_facts, raster_facts
 from pipeline.spatial.grid import GRID_SIZES
 from pipeline.spatial.ladder import chain_answer, claim_rung, rung, stated_answer, story_variables
-from pipeline.spatial.relations import DIRECTIONS, DISTANCES, REGIONS, WALL_CONTACT
+from pipeline.spatial.relations import DIRECTIONS, DISTANCES, REGIONS, WALL_CONTACT, converse
 from pipeline.testing.oracle import oracle_answer_set
 
 
@@ -82,6 +85,39 @@ def test_a_claim_holds_with_a_story_exactly_when_the_oracle_finds_a_layout_for_b
         assert kept or not held, claim  # R2 never rules out a claim that holds
         if kept and not held:  # only search refutes it: the search that does raises were there a layout
             refutation_effort(facts, names, (claim.subject, claim.object), {claim.relation}, d)
+
+
+@checks(20)
+@given(data=st.data())
+def test_a_story_settled_together_gives_each_pair_and_claim_what_each_reasoner_gives_alone(data):
+    # settled_pairs and settled_claims share one network, its closure and every solution found among all
+    # the questions of a story: each answer must still be the one its own function finds alone
+    d = data.draw(st.sampled_from(GRID_SIZES))
+    if data.draw(st.integers(0, 3), label="hard story") > 0:  # where pairs only search answers are found
+        names = [f"o{k + 1}" for k in range(data.draw(st.integers(6, 8), label="n"))]
+        facts = hard_story(data, names, d, data.draw(st.sampled_from(HARD_SETTINGS)))
+    else:
+        names = [f"o{k + 1}" for k in range(data.draw(st.integers(2, 5), label="n"))]
+        facts = data.draw(random_facts(names, max_facts=2 * len(names)))
+    pairs = [(a, b) for a in names for b in names if a < b]
+    for (a, b), settled in zip(pairs, settled_pairs(facts, names, pairs, d)):
+        exact, local = answer_set(facts, names, (a, b), d), propagated_answer(facts, names, (a, b), d)
+        assert (settled.exact, settled.local) == (exact, local), (facts, a, b)
+        assert settled.effort == refutation_effort(facts, names, (a, b), local - exact, d)
+        if settled.effort:  # the pair the other way round: the converse directions, refuted by the same search
+            other_way = dataclasses.replace(settled, exact=converse_set(exact), local=converse_set(local))
+            assert rung(facts, (b, a), other_way.exact, d, settled=other_way) == rung(facts, (b, a), other_way.exact, d)
+    claims = [Fact(a, code, None) for a in names for code in REGIONS + WALL_CONTACT]
+    claims += [Fact(a, code, b) for a, b in pairs for code in DISTANCES]
+    local = propagated_holding(facts, names, claims, d)
+    kept = [claim for claim, held in zip(claims, local) if held]  # searching the others can take minutes
+    exact = dict(zip(kept, holding(facts, names, kept, d)))
+    assert [(held.holds, held.local) for held in settled_claims(facts, names, claims, d)] == [
+        (exact.get(claim, False), held) for claim, held in zip(claims, local)]
+
+
+def converse_set(codes):
+    return frozenset(map(converse, codes))
 
 
 def test_claim_rung_grades_a_regions_question_by_the_least_reasoner_that_gives_it():

@@ -13,7 +13,7 @@ from pipeline.errors import RoomspaceError
 from pipeline.evaluate.rows import open_rows
 from pipeline.evaluate.score import SCORED, ScoreRow, score_item
 from pipeline.scene.scene_file import load_scene, scene_path
-from pipeline.spatial.checker import answer_set, holding, propagated_answer, propagated_holding
+from pipeline.spatial.checker import answer_set, holding, propagated_answer, propagated_holding, refutation_effort
 from pipeline.spatial.facts import HARD_SETTINGS, Fact, described_pairs
 from pipeline.spatial.frames import OBSERVER, TOP_DOWN, seen_set
 from pipeline.spatial.ladder import story_variables
@@ -65,6 +65,7 @@ def test_every_hard_pair_question_is_one_only_search_answers(hard_rows):
         local = propagated_answer(row.facts, variables, row.query.pair, row.d)
         assert tuple(c for c in DIRECTIONS if c in exact) == row.answer_set and local > exact
         assert row.level == 3 and row.search_effort >= 2 and frozenset(row.bounded.local) == local
+        assert row.search_effort == refutation_effort(row.facts, variables, row.query.pair, local - exact, row.d)
         if row.question_type == "YN":
             # a Yes is a relation the story allows; a No one only search rules out: R2 answers it wrongly
             assert row.candidate in (exact if row.answer == "Yes" else local - exact)
