@@ -95,18 +95,25 @@ def build_parts(report: str) -> dict[str, float]:
     return {**parts, "shards written": float(line.group(2)), "card": float(line.group(3))}
 
 
-def measure(code: Path, folder: Path, args: argparse.Namespace, flags: list[str], label: str) -> Measured:
-    """Builds args.rooms rooms with the code in `code` (this checkout's or an archived commit's) into `folder`."""
-    env = {**os.environ, "PYTHONPATH": str(code)}
-    common = ["--seed", str(args.seed), "--workers", str(args.workers), "--quiet"]
-    roomspace = [sys.executable, "-m", "pipeline.cli"]
-    scenes = folder / "scenes" if args.from_nothing else args.scenes.resolve()
-    wall, peak, report, cpu = run([*roomspace, "build", "--rooms", str(args.rooms), "--scenes", str(scenes),
-                                   "--out", str(folder / f"roomspace-bench-{args.rooms}"), "--configs", args.configs,
-                                   *flags, *common], cwd=code, env=env)
+def roomspace(code: Path, command: str, args: argparse.Namespace, *options: str) -> tuple[float, int, str, float]:
+    """`run` of `roomspace COMMAND` with the code in `code` (this checkout's or an archived commit's)."""
+    return run([sys.executable, "-m", "pipeline.cli", command, *options, "--seed", str(args.seed), "--workers",
+                str(args.workers), "--quiet"], cwd=code, env={**os.environ, "PYTHONPATH": str(code)})
+
+
+def measure(code: Path, folder: Path, args: argparse.Namespace, flags: list[str], label: str,
+            scenes: Path | None = None) -> Measured:
+    """Builds args.rooms rooms with the code in `code` into `folder`, from `scenes` (default: args.scenes)."""
+    # compiled first, untimed: not by the timed build's first imports (an archive's modules never are)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(code / "pipeline")], check=True)
+    scenes = folder / "scenes" if args.from_nothing else scenes or args.scenes.resolve()
+    wall, peak, report, cpu = roomspace(code, "build", args, "--rooms", str(args.rooms), "--scenes", str(scenes),
+                                        "--out", str(folder / f"roomspace-bench-{args.rooms}"), "--configs",
+                                        args.configs, *flags)
     rows = int(re.search(r": (\d+) rows", report).group(1))
     scene_seconds, item_seconds = map(float, re.search(r"scenes ([\d.]+) s and items ([\d.]+) s", report).groups())
-    print(f"{label}: build of {args.rooms} rooms, --configs {args.configs} {' '.join(flags)}, {args.workers} workers, "
+    asked = " ".join(["--configs", args.configs, *flags])
+    print(f"{label}: build of {args.rooms} rooms, {asked}, {args.workers} workers, "
           f"{'from nothing' if args.from_nothing else 'scenes on disk'}: {wall:.1f} s wall "
           f"({wall // 60:.0f}:{wall % 60:04.1f}), {rows} rows, worker seconds: scenes {scene_seconds:.1f}, items "
           f"{item_seconds:.1f} ({rows / item_seconds:.0f} rows/s per worker, {rows / wall:.0f} rows/s wall); "
@@ -132,8 +139,6 @@ def archived(commit: str, folder: Path) -> Path:
                  "run from a git checkout holding that commit, or give --against none")
     folder.mkdir()
     subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
-    # compiled now, untimed, as this checkout's modules already are: not by the timed build's first imports
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(folder / "pipeline")], check=True)
     found = subprocess.run([sys.executable, "-c", "import pipeline; print(pipeline.__file__)"], cwd=folder,
                            env={**os.environ, "PYTHONPATH": str(folder)}, capture_output=True, text=True)
     if not found.stdout.startswith(str(folder)):
@@ -142,12 +147,12 @@ def archived(commit: str, folder: Path) -> Path:
     return folder
 
 
-def print_ratios(now: Measured, then: Measured, commit: str) -> None:
+def print_ratios(now: Measured, then: Measured, commit: str, asked: str) -> None:
     def ratio(ours: float, theirs: float) -> str:
         return f"{ours:.1f} now / {theirs:.1f} at {commit} = {ours / theirs:.2f}"
 
-    same = "the same rows" if now.rows == then.rows else f"rows differ: {now.rows} now, {then.rows} then"
-    print(f"against {commit}, paper and balanced families ({same}): wall {ratio(now.wall, then.wall)}; "
+    same = "as many rows" if now.rows == then.rows else f"rows differ: {now.rows} now, {then.rows} then"
+    print(f"against {commit}, {asked} ({same}): wall {ratio(now.wall, then.wall)}; "
           f"CPU of the tree {ratio(now.cpu, then.cpu)}; worker seconds: scenes "
           f"{ratio(now.scene_seconds, then.scene_seconds)}, items {ratio(now.item_seconds, then.item_seconds)}")
 
@@ -160,7 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--configs", default="default", help="as `roomspace build --configs`")
     parser.add_argument("--balanced", action="store_true", help="as `roomspace build --balanced`")
     parser.add_argument("--hard", action="store_true", help="as `roomspace build --hard`")
-    parser.add_argument("--from-nothing", action="store_true", help="sample the scenes inside the build, into an empty folder")
+    parser.add_argument("--from-nothing", action="store_true",
+                        help="sample the scenes inside the build, into an empty folder")
     parser.add_argument("--against", default=ISSUE_START,
                         help=f"a commit to compare with in the same run (default {ISSUE_START}), or none")
     parser.add_argument("--seed", type=int, default=0)
@@ -170,15 +176,19 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
         if not args.from_nothing:
-            scenes_wall, scenes_peak, _, _ = run([sys.executable, "-m", "pipeline.cli", "scenes", "--count",
-                                                  str(args.rooms), "--out", str(args.scenes), "--seed", str(args.seed),
-                                                  "--workers", str(args.workers), "--quiet"])
+            scenes_wall, scenes_peak, _, _ = roomspace(REPO, "scenes", args, "--count", str(args.rooms), "--out",
+                                                       str(args.scenes.resolve()))
             print(f"scenes for {args.rooms} rooms (missing ones sampled): {scenes_wall:.1f} s wall, "
                   f"peak {scenes_peak / 2**20:.0f} MiB", flush=True)
         if args.against != "none":
-            then = measure(archived(args.against, folder / "then"), folder / "build-then", args, older, args.against)
+            code = archived(args.against, folder / "then")
+            own = None  # an older commit may not read today's scene files (5723618 refuses their sha256)
+            if not args.from_nothing:
+                own = folder / "scenes-then"  # the same houses, sampled by that commit, untimed
+                roomspace(code, "scenes", args, "--count", str(args.rooms), "--out", str(own))
+            then = measure(code, folder / "build-then", args, older, args.against, own)
             now = measure(REPO, folder / "build-now", args, older, "now")
-            print_ratios(now, then, args.against)
+            print_ratios(now, then, args.against, " ".join(["--configs", args.configs, *older]))
         whole = now if args.against != "none" and older == flags else \
             measure(REPO, folder / "build-whole", args, flags, "now, every family asked")
     print_shares(whole)
