@@ -297,11 +297,11 @@ def _closure(facts: frozenset[Constraint], variables: tuple[str, ...], d: int
     """A story's network closed under arc and path consistency together (`_path_closure`): the
     domains, the arcs with the constraints it derives, and every pair's atoms. None on a wipe-out.
     Made once per story, whatever pair is asked."""
-    unary, binary, _ = _network(facts, variables, ())
-    network = _story_network(unary, binary, d)
+    network = _story(facts, variables, d).network
     if network is None:
         return None
-    domains, arcs, _ = network
+    _, binary, _ = _network(facts, variables, ())
+    domains, arcs = list(network[0]), dict(network[1])  # the story's, narrowed here
     closed = _path_closure(domains, binary, arcs, d)
     return None if closed is None else (tuple(domains), arcs, closed)
 
@@ -476,10 +476,13 @@ class _Witness:
     values: tuple[int, ...]
     moves: tuple[int, ...]
 
-    def shows(self, a: int, b: int | None, code: str, d: int) -> bool:
-        """Whether this solution or one of its moves has "a is <code> (of b)" hold."""
+    def shows(self, a: int, b: int | None, code: str, d: int, bound: bool) -> bool:
+        """Whether this solution or one of its moves has "a is <code> (of b)" hold; where no fact
+        relates a and b (not `bound`), the two may move at once, each keeping its own facts."""
         if b is None:
             return bool(self.moves[a] & _joint_tables(d).unary[code])
+        if not bound:
+            return bool(_cell_relation(code, d).image(self.moves[a]) & self.moves[b])
         binary = _joint_tables(d).binary
         return bool(self.moves[a] & binary[_CONVERSE[code]][self.values[b]]
                     or self.moves[b] & binary[code][self.values[a]])
@@ -510,13 +513,18 @@ class _Story:
         """R2 of "a is <code> (of b)": a pair's code one of the atoms the closure leaves the pair, and
         arc consistency over the closure with it added no wipe-out (`propagated_answer`, `propagated_holding`)."""
         domains, arcs, links, closed = self.closure()
-        return ((b is None or any(_relation_atoms(closed, a, b, self.d) >> x & 1
-                                  for x in _atom_tables(self.d).of_code[code]))
-                and _with_claim(domains, arcs, links, a, b, frozenset((code,)), self.d) is not None)
+        if b is None:
+            return _with_claim(domains, arcs, links, a, None, frozenset((code,)), self.d) is not None
+        # A code is a union of atoms: the claim met with the pair's closed constraint is its atoms of the
+        # code's, one relation per set of atoms (shared by every story), not a relation made per check.
+        atoms = _relation_atoms(closed, a, b, self.d) & _code_atoms(code, self.d)
+        return bool(atoms) and _query_propagated(list(domains), _linked(
+            links, a, b, _atoms_relation(atoms, self.d), _atoms_relation(_converse_atoms(atoms, self.d), self.d)), a, b)
 
     def shown(self, a: int, b: int | None, code: str, since: int = 0) -> bool:
         """Whether a witness (from the `since`-th on) shows "a is <code> (of b)"."""
-        return any(witness.shows(a, b, code, self.d) for witness in self.witnesses[since:])
+        bound = b is not None and (a, b) in self.network[1]
+        return any(witness.shows(a, b, code, self.d, bound) for witness in self.witnesses[since:])
 
     def search(self, a: int, b: int | None, codes: frozenset[str]) -> tuple[bool, int]:
         """Search for a solution with "a is one of `codes` (of b)", kept as a witness if found; whether
@@ -804,6 +812,13 @@ class _AtomTables:
     compose: tuple[_Relation, ...]  # per atom x: rows[y] = the atoms z of (a, c) where x holds of (a, b), y of (b, c)
     of_code: dict[str, tuple[int, ...]]  # per direction and distance class: its atoms
     every: int  # the bitset of all atoms
+    of_pair: np.ndarray  # [v, w]: the atom of cell v to cell w
+
+    def realised(self, first: np.ndarray, second: np.ndarray) -> int:
+        """The atoms some cell of `first` takes to some cell of `second` (`_values` of two domains):
+        read off the table at once, rather than an image over cells per atom."""
+        held = self.of_pair[np.ix_(first, second)]
+        return _bits(np.flatnonzero(np.bincount(held.ravel(), minlength=len(self.codes))).tolist())
 
 
 @lru_cache(maxsize=None)
@@ -827,7 +842,14 @@ def _atom_tables(d: int) -> _AtomTables:
                       for x in range(len(kinds))),
         of_code={code: tuple(x for x, key in enumerate(kinds) if code in key) for code in BINARY_CODES},
         every=_bits(range(len(kinds))),
+        of_pair=of_pair,
     )
+
+
+def _values(values: int) -> np.ndarray:
+    """The positions of a bitset's values, in increasing order."""
+    return np.flatnonzero(np.unpackbits(np.frombuffer(values.to_bytes(-(-values.bit_length() // 8), "little"),
+                                                      dtype=np.uint8), bitorder="little"))
 
 
 @lru_cache(maxsize=4096)
@@ -836,9 +858,16 @@ def _converse_atoms(atoms: int, d: int) -> int:
     return _bits(converses[x] for x in range(atoms.bit_length()) if atoms >> x & 1)
 
 
+@lru_cache(maxsize=65536)  # the same two sets of atoms recur across a worker's stories
 def _composed_atoms(first: int, second: int, d: int) -> int:
     compose = _atom_tables(d).compose
     return reduce(or_, (compose[x].image(second) for x in range(first.bit_length()) if first >> x & 1), 0)
+
+
+@lru_cache(maxsize=None)
+def _code_atoms(code: str, d: int) -> int:
+    """The atoms of one direction or distance class, as a bitset."""
+    return _bits(_atom_tables(d).of_code[code])
 
 
 @lru_cache(maxsize=1024)
@@ -863,14 +892,13 @@ def _path_closure(domains: list[int], binary: dict[Arc, list[str]], arcs: dict[A
     atoms = _atom_tables(d)
     n = len(domains)
     pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
-    stated = {pair: [x for x in range(len(atoms.codes)) if atoms.codes[x] >= set(binary.get(pair, ()))]
+    stated = {pair: _bits(x for x in range(len(atoms.codes)) if atoms.codes[x] >= set(binary.get(pair, ())))
               for pair in pairs}
     closed = {pair: atoms.every for pair in pairs}
     while True:
-        changed = []
+        changed, cells = [], [_values(domain) for domain in domains]
         for a, b in pairs:
-            realised = _bits(x for x in stated[a, b] if closed[a, b] >> x & 1
-                             and atoms.cells[x].image(domains[a]) & domains[b])
+            realised = stated[a, b] & closed[a, b] & atoms.realised(cells[a], cells[b])
             if realised != closed[a, b]:
                 closed[a, b] = realised
                 changed.append((a, b))
@@ -879,12 +907,10 @@ def _path_closure(domains: list[int], binary: dict[Arc, list[str]], arcs: dict[A
         if not _closed_triples(closed, changed, n, d):
             return None
         for a, b in pairs:
-            derived = _atoms_relation(closed[a, b], d)
-            if (a, b) in arcs:
-                arcs[a, b] = _meet([arcs[a, b], derived])
-                arcs[b, a] = _meet([arcs[b, a], _atoms_relation(_converse_atoms(closed[a, b], d), d)])
-            else:
-                arcs[a, b], arcs[b, a] = derived, _atoms_relation(_converse_atoms(closed[a, b], d), d)
+            # A pair's atoms lie within its facts' (`stated`), so as a constraint on cells they are the
+            # facts' met with the closure's: one relation per set of atoms, shared by every story.
+            arcs[a, b] = _atoms_relation(closed[a, b], d)
+            arcs[b, a] = _atoms_relation(_converse_atoms(closed[a, b], d), d)
         if not _propagate(domains, _links(arcs, n), range(n)):
             return None
 
@@ -1033,6 +1059,12 @@ def _with_query(
     query end's last."""
     if (q0, qn) in arcs:
         forward, backward = _meet([arcs[(q0, qn)], forward]), _meet([arcs[(qn, q0)], backward])
+    return _linked(links, q0, qn, forward, backward)
+
+
+def _linked(links: Links, q0: int, qn: int, forward: _Relation, backward: _Relation) -> Links:
+    """The links with the constraint between q0 and qn `forward` (seen from q0) and `backward`, each
+    end's last (what `_query_propagated` revises first)."""
     query_links = list(links)
     query_links[q0] = [(b, relation) for b, relation in links[q0] if b != qn] + [(qn, forward)]
     query_links[qn] = [(b, relation) for b, relation in links[qn] if b != q0] + [(q0, backward)]
