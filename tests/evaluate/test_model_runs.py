@@ -255,7 +255,8 @@ def test_ctrl_c_stops_a_run_at_once_keeping_what_came(built, model, tmp_path, ca
                      "--concurrency", "2", "--timeout", REQUEST_TIMEOUT)
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     # SIGINT as a terminal delivers it, to a process whose disposition is the default: an ignored SIGINT is
-    # inherited through exec, and one set in this process by anything the suite ran before must not reach it
+    # inherited through exec, and a suite started in the background (`make test &` from a script: a shell
+    # without job control starts such a command with SIGINT ignored) would hand it to run-model
     inherited = signal.getsignal(signal.SIGINT)
     run = subprocess.Popen([sys.executable, "-m", "pipeline.cli", *argv], cwd=REPO, env=env, stderr=subprocess.PIPE,
                            text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
