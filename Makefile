@@ -26,8 +26,11 @@ $(READY): pyproject.toml requirements.lock
 	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps -e .
 	touch $@
 
+# The suite in TEST_WORKERS processes (pytest-xdist), each test file whole in one of them: its module's
+# fixtures are made once.
+TEST_WORKERS ?= 2
 test: $(READY)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 # The core tests only: no wheel build, no whole builds in subprocesses.
 test-quick: $(READY)

@@ -18,9 +18,12 @@ BACKGROUND_JOBS = pytest.StashKey[dict[str, BackgroundJob]]()
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """The background jobs (tests/background.py) of the fixtures the collected tests ask for, started now."""
+    """The background jobs (tests/background.py) of the fixtures the collected tests ask for, started now;
+    in a pytest-xdist worker (`make test` runs two), which collects every test but runs only some, each
+    when a test first asks for it."""
     asked = sorted({name for item in session.items for name in item.fixturenames if name in JOBS})
-    session.config.stash[BACKGROUND_JOBS] = {name: BackgroundJob.start(name) for name in asked}
+    distributed = hasattr(session.config, "workerinput")
+    session.config.stash[BACKGROUND_JOBS] = {} if distributed else {name: BackgroundJob.start(name) for name in asked}
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -30,7 +33,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 def made_in_background(request: pytest.FixtureRequest):
     """The folder of the background job of the fixture asking, once made; deleted after its module."""
-    job = request.config.stash[BACKGROUND_JOBS][request.fixturename]
+    jobs = request.config.stash[BACKGROUND_JOBS]
+    if request.fixturename not in jobs:
+        jobs[request.fixturename] = BackgroundJob.start(request.fixturename)
+    job = jobs[request.fixturename]
     yield job.ready()
     job.remove()
 
