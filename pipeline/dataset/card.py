@@ -188,13 +188,14 @@ def forms_table(stats: Stats) -> str:
              for form, counts in sorted((s.forms or {}).items(), key=lambda item: declared_order(FORMS)(item[0]))]
     if not asked:
         return ""
-    lines = ["", "Whole-story questions (the table above counts their YN answers and levels, not their FR answer sets):",
-             "", "| setting | form | FR | mean FR answer-set size | YN Yes | YN No | Yes share |",
+    lines = ["", "Whole-story questions (the table above counts their YN answers and levels, not their FR answer "
+             "sets):", "", "| setting | form | FR | mean FR answer-set size | YN Yes | YN No | Yes share |",
              "|---|---|---|---|---|---|---|"]
     for setting, form, counts in sorted(asked, key=lambda item: declared_order(HARD_SETTINGS)(item[0])):
         yn = counts.Yes + counts.No
-        lines.append(f"| {setting} | {form} | {counts.FR} | {f'{counts.sizes / counts.FR:.2f}' if counts.FR else '-'} | "
-                     f"{counts.Yes} | {counts.No} | {f'{counts.Yes / yn:.3f}' if yn else '-'} |")
+        mean = f"{counts.sizes / counts.FR:.2f}" if counts.FR else "-"
+        lines.append(f"| {setting} | {form} | {counts.FR} | {mean} | {counts.Yes} | {counts.No} | "
+                     f"{f'{counts.Yes / yn:.3f}' if yn else '-'} |")
     return "\n".join(lines) + "\n"
 
 

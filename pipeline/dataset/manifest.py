@@ -74,8 +74,8 @@ class SettingCounts(Counts):
     tightness_millionths: int | None = None
     asked: dict[str, int] | None = None  # the rcc8 setting's YN questions by the asked pair's relation
     levels: dict[str, int] | None = None  # its questions on the difficulty ladder by level ("0" ... "3"), if any
-    # A hard setting's whole-story questions by form; the fields above but `sizes` count all of its questions,
-    # `sizes` and the FR path, layout and tightness counts its pair questions only.
+    # A hard setting's whole-story questions by form. The counts above include them, but for `sizes` and
+    # the FR path, layout and tightness counts: those are its pair questions' alone.
     forms: dict[str, QuestionCounts] | None = None
 
 
