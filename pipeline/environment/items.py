@@ -164,9 +164,8 @@ class Environment:
 
     def _row(self, index: int, rung: Rung, position: int) -> dict:
         """The plain row of room `index`'s record at `position` of the rung's configuration, converted once."""
-        room = self._room(index)
-        return room.shared(("environment row", rung.config, position),
-                           lambda: plain_row(room.rows(rung.kind.name, rung.base)[position]))
+        return self._room(index).shared(("environment row", rung.config, position),
+                                        lambda: plain_row(self._records(index, rung)[position]))
 
     def _room(self, index: int) -> RoomWork:
         if index in self._kept:

@@ -297,12 +297,11 @@ def _closure(facts: frozenset[Constraint], variables: tuple[str, ...], d: int
     """A story's network closed under arc and path consistency together (`_path_closure`): the
     domains, the arcs with the constraints it derives, and every pair's atoms. None on a wipe-out.
     Made once per story, whatever pair is asked."""
-    network = _story(facts, variables, d).network
-    if network is None:
+    story = _story(facts, variables, d)
+    if story.network is None:
         return None
-    _, binary, _ = _network(facts, variables, ())
-    domains, arcs = list(network[0]), dict(network[1])  # the story's, narrowed here
-    closed = _path_closure(domains, binary, arcs, d)
+    domains, arcs = list(story.network[0]), dict(story.network[1])  # the story's, narrowed here
+    closed = _path_closure(domains, story.binary, arcs, d)
     return None if closed is None else (tuple(domains), arcs, closed)
 
 
@@ -494,8 +493,8 @@ class _Story:
 
     def __init__(self, facts: frozenset[Constraint], variables: tuple[str, ...], d: int) -> None:
         self.facts, self.variables, self.d = facts, variables, d
-        unary, binary, _ = _network(facts, variables, ())
-        self.network = _story_network(unary, binary, d)
+        unary, self.binary, _ = _network(facts, variables, ())  # the stated codes of each pair (`_network`)
+        self.network = _story_network(unary, self.binary, d)
         self.witnesses: list[_Witness] = []
         self._closure: tuple[list[int], dict[Arc, _Relation], Links, dict[Arc, int]] | None = None
 
