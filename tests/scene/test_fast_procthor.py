@@ -3,6 +3,7 @@
 import random
 from random import Random
 
+import numpy as np
 import procthor.databases as databases
 import pytest
 from procthor.generation.asset_groups import AssetGroupGenerator
@@ -11,6 +12,7 @@ from shapely.geometry import box
 
 from pipeline.scene.procthor.fast_procthor import installed
 from pipeline.scene.procthor.fast_procthor.asset_groups import STOCK_SET_DIMENSIONS, set_dimensions
+from pipeline.scene.procthor.fast_procthor import rectangles
 from pipeline.scene.procthor.fast_procthor.rectangles import STOCK_JOIN, join_neighboring_rectangles
 from pipeline.scene.procthor.fast_procthor.rows import KeptRows
 from pipeline.scene.procthor.offline_thor import OfflineController
@@ -43,6 +45,33 @@ def test_same_rectangles_in_the_same_order(seed, holes):
     polygon = free_space(seed, holes)
     rects = polygon.get_neighboring_rectangles()
     assert merge_rounds(rects, join_neighboring_rectangles) == merge_rounds(rects, STOCK_JOIN)
+
+
+def test_merged_rectangles_named_by_their_rank_when_codes_and_visits_overflow_one_key(monkeypatch):
+    """Above 2^63 the merged rectangles are numbered by np.unique before joining their visits: the same rounds."""
+    monkeypatch.setattr(rectangles, "INT64_KEYS_BELOW", 0)
+    polygon = free_space(5, 3)
+    rects = polygon.get_neighboring_rectangles()
+    assert merge_rounds(rects, join_neighboring_rectangles) == merge_rounds(rects, STOCK_JOIN)
+
+
+@pytest.mark.parametrize("seed, holes", [(s, 1 + s % 3) for s in range(8)])
+def test_all_rectangles_stop_at_the_count_of_the_grid_and_match_stock(seed, holes):
+    """The merging ends with every rectangle of whole inside cells: counted from the grid, that count is the
+    size of stock's result, so the fast loop skips stock's last round (which adds nothing) and returns the same set."""
+    polygon = free_space(seed, holes)
+    stock = polygon.get_all_rectangles()
+    assert rectangles._grid_rectangles(rectangles._neighboring(polygon)[2]) == len(stock)
+    rectangles._all_rectangles.clear()
+    with installed():
+        fast = polygon.get_all_rectangles()
+    assert repr(list(fast)) == repr(list(stock))
+
+
+def test_no_cell_inside_means_no_rectangle():
+    assert rectangles._grid_rectangles(np.zeros((0, 0), dtype=bool)) == 0
+    assert rectangles._grid_rectangles(np.zeros((3, 2), dtype=bool)) == 0
+    assert rectangles._grid_rectangles(np.ones((3, 2), dtype=bool)) == 6 * 3
 
 
 def test_signed_zeros_are_kept_as_the_stock_merge_keeps_them():

@@ -17,8 +17,10 @@ ones). Each item names the module of this package that holds it.
    and one x-value in common: one edge key in common. Sorting the 4n edge keys finds all the
    pairs at once, and the pairs in (rect1, rect2) order are exactly the stock visiting order.
    Inserting only each merged rectangle's first occurrence leaves a set as inserting them all
-   does (adding a present element changes nothing); the first occurrences are found with one
-   sort of one int64 key per merged rectangle (its four codes), which names the same rectangle.
+   does (adding a present element changes nothing); one sort of one int64 key per pair (the
+   merged rectangle's four codes, then the pair's place in the visiting order) puts each merged
+   rectangle's visits together, its first one first, and a sort of those first visits gives
+   the order of insertion.
 2. `AssetGroupGenerator._set_dimensions` (`asset_groups`), which builds one pandas DataFrame per
    asset of a group to find its widest and deepest assets and its height: the same choices from
    plain lists (first maximum, as `idxmax` picks), then ProcTHOR's own placement sampling, whose
@@ -28,8 +30,9 @@ ones). Each item names the module of this package that holds it.
    process. Only `get_spawnable_asset_group_info` calls them; it reads the database's keys only,
    and the `AssetGroupGenerator` it builds deep-copies its group's data before changing anything.
 4. `OrthogonalPolygon.get_neighboring_rectangles` (one `shapely.contains_xy` for all cells) and
-   `get_all_rectangles` (rounds of joins remembered per polygon), run on every change of a room's
-   open polygon (`rectangles`); `AssetGroupGenerator.__attrs_post_init__` (a group's copied,
+   `get_all_rectangles` (rounds of joins remembered per polygon, and none after the set holds
+   every rectangle of whole inside cells, counted from the grid: stock's last round, which adds
+   nothing), run on every change of a room's open polygon (`rectangles`); `AssetGroupGenerator.__attrs_post_init__` (a group's copied,
    flattened data made once and unpickled after; `asset_groups`). Each says why it is exact.
 5. `ProceduralRoom.sample_asset` (`floor_assets`, `rows`), which filters the room's asset and
    asset-group frames several times per object (each filter a `take` over every column) and

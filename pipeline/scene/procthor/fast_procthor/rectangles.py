@@ -10,12 +10,12 @@ from procthor.generation.objects import OrthogonalPolygon
 Rect = tuple[float, float, float, float]  # (x0, z0, x1, z1)
 STOCK_JOIN = OrthogonalPolygon._join_neighboring_rectangles
 ALL_RECTANGLES_KEPT = 64  # polygons whose rectangles are remembered (the last house's, in practice)
-ONE_KEY_MAX_CODES = 50_000  # v**4 below 2**63: four codes below v make one int64 key
+INT64_KEYS_BELOW = 2 ** 63  # a join's keys: a merged rectangle's four codes below v, then its visit below n^2
 COPY_ORDER_MIN = 8  # from here on, `rects - {r}` iterates in the order of `rects.copy()`
 
 
 def _pairs_sharing_an_edge(codes: np.ndarray, v: int) -> tuple[np.ndarray, np.ndarray]:
-    """(rect1, rect2) index arrays of the rectangles that share two corners, in stock visiting order.
+    """(rect1, rect2) index arrays of the ordered pairs of rectangles that share two corners, in no set order.
 
     `codes` holds each rectangle's (x0, z0, x1, z1) as integer codes below `v`. Edge keys:
     (x-interval, z) for the bottom and top edges, (z-interval, x) offset by v^3 for the sides;
@@ -25,9 +25,8 @@ def _pairs_sharing_an_edge(codes: np.ndarray, v: int) -> tuple[np.ndarray, np.nd
     x0, z0, x1, z1 = codes.T
     keys = np.concatenate([(x0 * v + x1) * v + z0, (x0 * v + x1) * v + z1,
                            ((v + z0) * v + z1) * v + x0, ((v + z0) * v + z1) * v + x1])
-    owner = np.tile(np.arange(n), 4)
-    by_key = np.argsort(keys, kind="stable")
-    keys, owner = keys[by_key], owner[by_key]
+    by_key = np.argsort(keys)
+    keys, owner = keys[by_key], by_key % n
     starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
     lengths = np.diff(np.r_[starts, len(keys)])
     starts, lengths = starts[lengths > 1], lengths[lengths > 1]
@@ -37,9 +36,7 @@ def _pairs_sharing_an_edge(codes: np.ndarray, v: int) -> tuple[np.ndarray, np.nd
     rect1 = owner[np.repeat(member, run_length)]
     rect2 = owner[np.repeat(member - _offsets(lengths), run_length) + _offsets(run_length)]
     distinct = rect1 != rect2  # a rectangle's four edge keys differ: only an entry with itself repeats
-    rect1, rect2 = rect1[distinct], rect2[distinct]
-    visit = np.argsort(rect1 * n + rect2)
-    return rect1[visit], rect2[visit]
+    return rect1[distinct], rect2[distinct]
 
 
 def _offsets(lengths: np.ndarray) -> np.ndarray:
@@ -47,51 +44,76 @@ def _offsets(lengths: np.ndarray) -> np.ndarray:
     return np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
 
 
+def _merged(table: np.ndarray, codes: np.ndarray, rect1: np.ndarray, rect2: np.ndarray) -> list[np.ndarray]:
+    """The stock merge of each pair (rect1, rect2): its columns x0, z0, x1, z1, of values taken from `table`.
+
+    The stock expression, min(x0_0, x1_0, x1_1, x1_1) etc., under x0 < x1 and z0 < z1 (true of
+    every rectangle here): each side is rect1's unless rect2's is strictly beyond it (compared on
+    the codes), and x0_1 stays out of the minimum as it does there. Per side: (rect2's column,
+    rect1's, whether rect2's wins). `table` and `codes` are given column by column.
+    """
+    sides = [(2, 0, codes[2][rect2] < codes[0][rect1]), (1, 1, codes[1][rect2] < codes[1][rect1]),
+             (2, 2, codes[2][rect2] > codes[2][rect1]), (3, 3, codes[3][rect2] > codes[3][rect1])]
+    return [np.where(wins, table[c2][rect2], table[c1][rect1]) for c2, c1, wins in sides]
+
+
 def join_neighboring_rectangles(self: OrthogonalPolygon, rects: set[Rect]) -> set[Rect]:
     if len(rects) < COPY_ORDER_MIN:
         return STOCK_JOIN(self, rects)
     corners = np.array(list(rects.copy()), dtype=float)  # rows (x0, z0, x1, z1) in visiting order
     values, codes = np.unique(corners, return_inverse=True)  # codes keep the order of the values
-    v = len(values)
+    n, v = corners.shape[0], len(values)
     codes = codes.reshape(corners.shape).astype(np.int64)
     rect1, rect2 = _pairs_sharing_an_edge(codes, v)
-    # The stock expression, min(x0_0, x1_0, x1_1, x1_1) etc., under x0 < x1 and z0 < z1 (true of
-    # every rectangle here): each side is rect1's unless rect2's is strictly beyond it, and x0_1
-    # stays out of the minimum as it does there. Per side: (rect2's column, rect1's, rect2 wins).
-    sides = [(2, 0, codes[rect2, 2] < codes[rect1, 0]), (1, 1, codes[rect2, 1] < codes[rect1, 1]),
-             (2, 2, codes[rect2, 2] > codes[rect1, 2]), (3, 3, codes[rect2, 3] > codes[rect1, 3])]
-
-    def merged(table: np.ndarray, rows=slice(None)) -> list[np.ndarray]:
-        return [np.where(wins[rows], table[rect2[rows], c2], table[rect1[rows], c1]) for c2, c1, wins in sides]
-
-    mx0, mz0, mx1, mz1 = merged(codes)
-    if v < ONE_KEY_MAX_CODES:  # one int64 key per merged rectangle, one sort
-        _, first = np.unique(((mx0 * v + mz0) * v + mx1) * v + mz1, return_index=True)  # first occurrences
-    else:
-        _, x_interval = np.unique(mx0 * v + mx1, return_inverse=True)
-        _, z_interval = np.unique(mz0 * v + mz1, return_inverse=True)
-        _, first = np.unique(x_interval * len(rect1) + z_interval, return_index=True)
-    first.sort()
+    columns, code_columns = list(corners.T.copy()), list(codes.T.copy())
+    x0, z0, x1, z1 = _merged(code_columns, code_columns, rect1, rect2)
+    if v ** 4 * n * n < INT64_KEYS_BELOW:  # the merged rectangle's four codes and the visit in one key
+        merged = ((x0 * v + z0) * v + x1) * v + z1
+    else:  # n^4 bounds n^2 times the number of pairs: below 2^63 for n < 55,000
+        _, merged = np.unique(np.column_stack([x0, z0, x1, z1]), axis=0, return_inverse=True)
+        merged = merged.reshape(-1)
+    visit = rect1 * n + rect2  # the stock visiting order
+    keys = np.sort(merged * (n * n) + visit)  # each merged rectangle's visits together, the first first
+    merged = keys // (n * n)
+    first_visits = np.sort(keys[np.r_[True, merged[1:] != merged[:-1]]] % (n * n))
     out: set[Rect] = set()
-    out.update(map(tuple, np.column_stack(merged(corners, first)).tolist()))
+    out.update(map(tuple, np.column_stack(_merged(columns, code_columns, first_visits // n, first_visits % n)).tolist()))
     return out - rects
 
 
-def _neighboring(self: OrthogonalPolygon) -> tuple[set[Rect], tuple[Rect, ...]]:
-    """The stock neighbouring-rectangles set and its cells in insertion order; sets `self.area`."""
+def _neighboring(self: OrthogonalPolygon) -> tuple[set[Rect], tuple[Rect, ...], np.ndarray]:
+    """The stock neighbouring-rectangles set, its cells in insertion order, and which cells of the
+    grid are inside (a boolean array, x-intervals by z-intervals); sets `self.area`."""
     xs, zs = self.unique_xs, self.unique_zs
     cells = [(x0, z0, x1, z1) for x0, x1 in zip(xs, xs[1:]) for z0, z1 in zip(zs, zs[1:])]
     out: set[Rect] = set()
     self.area = 0
     if not cells:
-        return out, ()
+        return out, (), np.zeros((0, 0), dtype=bool)
     mids = np.array([((x0 + x1) / 2, (z0 + z1) / 2) for x0, z0, x1, z1 in cells])
-    added = tuple(cell for cell, inside in zip(cells, shapely.contains_xy(self.polygon, mids[:, 0], mids[:, 1]).tolist())
-                  if inside)
+    inside = shapely.contains_xy(self.polygon, mids[:, 0], mids[:, 1])
+    added = tuple(cell for cell, cell_inside in zip(cells, inside.tolist()) if cell_inside)
     for x0, z0, x1, z1 in added:
         out.add((x0, z0, x1, z1))
         self.area += (x1 - x0) * (z1 - z0)
-    return out, added
+    return out, added, inside.reshape(len(xs) - 1, len(zs) - 1)
+
+
+def _grid_rectangles(inside: np.ndarray) -> int:
+    """How many rectangles of whole grid cells lie inside: the x-intervals by z-intervals of cells all inside.
+
+    For each z-interval, the columns whose cells over it are all inside; the x-intervals of such
+    columns are counted as the length of the run of them ending at each column, summed.
+    """
+    columns, rows = inside.shape
+    if not columns or not rows:
+        return 0
+    prefix = np.concatenate([np.zeros((columns, 1), dtype=np.int64), np.cumsum(inside, axis=1)], axis=1)
+    z0, z1 = np.triu_indices(rows + 1, 1)
+    full = (prefix[:, z1] - prefix[:, z0]) == (z1 - z0)  # columns by z-intervals
+    count = np.cumsum(full, axis=0)
+    runs = count - np.maximum.accumulate(np.where(full, 0, count), axis=0)
+    return int(runs.sum())
 
 
 def get_neighboring_rectangles(self: OrthogonalPolygon) -> set[Rect]:
@@ -118,14 +140,21 @@ def get_all_rectangles(self: OrthogonalPolygon) -> set[Rect]:
     `curr_rects | rect_candidates` on the two remembered sets (neither of which escapes), or is the
     fresh starting copy when no join added anything. The key is the sequence's `repr`, not the
     tuple: 4 == 4.0 and 0.0 == -0.0, but the rectangles carry their coordinates' types into the house.
+
+    Stock stops after a round that adds nothing. A join only ever gives rectangles of whole inside
+    cells (two of them sharing an edge merge into their union, the larger or rect1), and the
+    smallest such rectangle missing from a set would come from two halves the set holds, so a
+    round adds nothing exactly when the set holds all of them: once it holds as many as the grid has (`_grid_rectangles`),
+    the loop ends where stock's would, with the same set, without running that last, largest round.
     """
-    neighboring, added = _neighboring(self)
+    neighboring, added, inside = _neighboring(self)
     key = repr(added)
     if key in _all_rectangles:
         last = _all_rectangles[key]
         return neighboring.copy() if last is None else last[0] | last[1]
+    complete = _grid_rectangles(inside)
     curr_rects, last = neighboring.copy(), None
-    while True:
+    while len(curr_rects) < complete:  # a set of all of them gains nothing more: stock's last round is not run
         rect_candidates = self._join_neighboring_rectangles(curr_rects)
         rects = curr_rects | rect_candidates
         if len(rects) == len(curr_rects):
