@@ -39,6 +39,7 @@ import numpy as np
 
 from pipeline.errors import RoomspaceError
 from pipeline.spatial.facts import Fact
+from pipeline.spatial import propagation
 from pipeline.spatial.grid import GRID_SIZES, check_grid_size
 from pipeline.spatial.relations import (BINARY_CODES, DIRECTIONS, DISTANCE_SCALES, DISTANCES, REGIONS, UNARY_CODES,
                                         band, converse, direction, direction_signs, distance, holds, is_binary,
@@ -517,8 +518,8 @@ class _Story:
         # A code is a union of atoms: the claim met with the pair's closed constraint is its atoms of the
         # code's, one relation per set of atoms (shared by every story), not a relation made per check.
         atoms = _relation_atoms(closed, a, b, self.d) & _code_atoms(code, self.d)
-        return bool(atoms) and _query_propagated(list(domains), _linked(
-            links, a, b, _atoms_relation(atoms, self.d), _atoms_relation(_converse_atoms(atoms, self.d), self.d)), a, b)
+        return bool(atoms) and _query_propagated(list(domains), links.with_query(
+            a, b, _atoms_relation(atoms, self.d), _atoms_relation(_converse_atoms(atoms, self.d), self.d)), a, b)
 
     def shown(self, a: int, b: int | None, code: str, since: int = 0) -> bool:
         """Whether a witness (from the `since`-th on) shows "a is <code> (of b)"."""
@@ -534,7 +535,7 @@ class _Story:
         solution = None if claimed is None else _search(*claimed, tried)
         if solution is not None:
             values = tuple(value.bit_length() - 1 for value in solution)
-            into = [[(c, arcs[c, v]) for c, _ in links[v]] for v in range(len(domains))]
+            into = [[(c, arcs[c, v]) for c in links.neighbours[v]] for v in range(len(domains))]
             self.witnesses.append(_Witness(values, tuple(
                 reduce(and_, (relation.rows[values[c]] for c, relation in into[v]), domains[v])
                 for v in range(len(domains)))))
@@ -595,20 +596,30 @@ def _settled_claims(facts: frozenset[Constraint], variables: tuple[str, ...], cl
 
 
 class _Relation:
-    """A binary relation over values 0..size-1: rows[v] is the bitset of the values related to v."""
+    """A binary relation over values 0..size-1: rows[v] is the bitset of the values related to v.
+    Made from its rows or from its rows as words (`words`), each form made from the other when
+    first needed."""
 
-    __slots__ = ("rows", "_width", "_images")
+    __slots__ = ("_rows", "_width", "_images", "_words")
 
-    def __init__(self, rows: Sequence[int]):
-        self.rows = tuple(rows)
+    def __init__(self, rows: Iterable[int] | None = None, *, words: np.ndarray | None = None):
+        self._rows = None if rows is None else tuple(rows)
+        self._words = words
+        size = len(self._rows) if words is None else len(words)
         # _images[p][chunk]: the union of the rows of the values width*p + k for the bits k of
         # chunk, filled on first use, so that image() costs one lookup per chunk of its
         # argument. An axis (at most 12 values) is a single chunk. Dicts of ints, which the
         # cyclic garbage collector does not track: tables as lists were most of what every full
         # collection traversed (about 900,000 slots, 90 ms each).
-        self._width = len(self.rows) if len(self.rows) <= 12 else 8
-        chunks = -(-len(self.rows) // self._width)
+        self._width = size if size <= 12 else 8
+        chunks = -(-size // self._width)
         self._images: list[dict[int, int]] = [{} for _ in range(chunks)]
+
+    @property
+    def rows(self) -> tuple[int, ...]:
+        if self._rows is None:
+            self._rows = tuple(_ints(self._words))
+        return self._rows
 
     def image(self, values: int) -> int:
         """The values related to at least one of `values`."""
@@ -622,6 +633,13 @@ class _Relation:
                 out |= self._images[p].get(chunk) or self._fill(p, chunk)
         return out
 
+    @property
+    def words(self) -> np.ndarray:
+        """The rows as rows of 64-bit words (pipeline.spatial.propagation)."""
+        if self._words is None:
+            self._words = _words(self._rows, -(-len(self._rows) // 64))
+        return self._words
+
     def _fill(self, p: int, chunk: int) -> int:
         # An empty image (0) reads as "not filled yet" and is recomputed: rare, and still exact.
         first = self._width * p
@@ -634,14 +652,14 @@ def _meet(relations: Sequence[_Relation]) -> _Relation:
     """Related in every one of the relations."""
     if len(relations) == 1:
         return relations[0]
-    return _Relation(map(lambda *row: reduce(and_, row), *(r.rows for r in relations)))
+    return _Relation(words=np.bitwise_and.reduce([r.words for r in relations]))
 
 
 def _join(relations: Sequence[_Relation]) -> _Relation:
     """Related in at least one of the relations."""
     if len(relations) == 1:
         return relations[0]
-    return _Relation(map(lambda *row: reduce(or_, row), *(r.rows for r in relations)))
+    return _Relation(words=np.bitwise_or.reduce([r.words for r in relations]))
 
 
 def _bits(values: Iterable[int]) -> int:
@@ -808,16 +826,13 @@ class _AtomTables:
     cells: tuple[_Relation, ...]  # per atom: the cell pairs it holds of
     codes: tuple[frozenset[str], ...]  # per atom: its direction and distance codes
     converse: tuple[int, ...]  # per atom: the atom of the pair the other way round
-    compose: tuple[_Relation, ...]  # per atom x: rows[y] = the atoms z of (a, c) where x holds of (a, b), y of (b, c)
     of_code: dict[str, tuple[int, ...]]  # per direction and distance class: its atoms
     every: int  # the bitset of all atoms
-    of_pair: np.ndarray  # [v, w]: the atom of cell v to cell w
-
-    def realised(self, first: np.ndarray, second: np.ndarray) -> int:
-        """The atoms some cell of `first` takes to some cell of `second` (`_values` of two domains):
-        read off the table at once, rather than an image over cells per atom."""
-        held = self.of_pair[np.ix_(first, second)]
-        return _bits(np.flatnonzero(np.bincount(held.ravel(), minlength=len(self.codes))).tolist())
+    # What the compiled closure reads (pipeline.spatial.propagation.path_closure): [x, y] the atoms z of
+    # (a, c) where x holds of (a, b) and y of (b, c); each atom's converse; each atom's cells as words.
+    compose: np.ndarray
+    converses: np.ndarray
+    cell_words: np.ndarray
 
 
 @lru_cache(maxsize=None)
@@ -833,34 +848,24 @@ def _atom_tables(d: int) -> _AtomTables:
     composed = np.zeros((len(kinds),) * 3, dtype=bool)
     for b in range(size):
         composed[of_pair[:, b, None], of_pair[None, b, :], of_pair] = True
+    cells = tuple(_meet([_Relation(tables.binary[code]) for code in key]) for key in kinds)
+    converses = tuple(atom[(converse(key[0]), *key[1:])] for key in kinds)
     return _AtomTables(
-        cells=tuple(_meet([_Relation(tables.binary[code]) for code in key]) for key in kinds),
+        cells=cells,
         codes=tuple(frozenset(key) for key in kinds),
-        converse=tuple(atom[(converse(key[0]), *key[1:])] for key in kinds),
-        compose=tuple(_Relation(_bits(np.flatnonzero(composed[x, y]).tolist()) for y in range(len(kinds)))
-                      for x in range(len(kinds))),
+        converse=converses,
         of_code={code: tuple(x for x, key in enumerate(kinds) if code in key) for code in BINARY_CODES},
         every=_bits(range(len(kinds))),
-        of_pair=of_pair,
+        compose=(composed.astype(np.int64) << np.arange(len(kinds))).sum(axis=2),
+        converses=np.array(converses, dtype=np.int64),
+        cell_words=np.stack([relation.words for relation in cells]),
     )
-
-
-def _values(values: int) -> np.ndarray:
-    """The positions of a bitset's values, in increasing order."""
-    return np.flatnonzero(np.unpackbits(np.frombuffer(values.to_bytes(-(-values.bit_length() // 8), "little"),
-                                                      dtype=np.uint8), bitorder="little"))
 
 
 @lru_cache(maxsize=4096)
 def _converse_atoms(atoms: int, d: int) -> int:
     converses = _atom_tables(d).converse
     return _bits(converses[x] for x in range(atoms.bit_length()) if atoms >> x & 1)
-
-
-@lru_cache(maxsize=65536)  # the same two sets of atoms recur across a worker's stories
-def _composed_atoms(first: int, second: int, d: int) -> int:
-    compose = _atom_tables(d).compose
-    return reduce(or_, (compose[x].image(second) for x in range(first.bit_length()) if first >> x & 1), 0)
 
 
 @lru_cache(maxsize=None)
@@ -884,67 +889,27 @@ def _relation_atoms(closed: dict[Arc, int], a: int, b: int, d: int) -> int:
 def _path_closure(domains: list[int], binary: dict[Arc, list[str]], arcs: dict[Arc, _Relation],
                   d: int) -> dict[Arc, int] | None:
     """Every pair's atoms under path consistency and arc consistency together, to their common
-    fixpoint: a pair keeps the atoms its facts allow that some cells of the two domains take,
-    each triple's composition narrows them, and a pair's atoms, as a constraint on cells, narrow
-    the domains in turn. `domains` and `arcs` are narrowed in place (arcs gain the constraints
-    the closure derives). None on a wipe-out."""
+    fixpoint (`propagation.path_closure`): a pair keeps the atoms its facts allow that some cells of
+    the two domains take, each triple's composition narrows them, and a pair's atoms, as a
+    constraint on cells, narrow the domains in turn. `domains` and `arcs` are narrowed in place
+    (arcs gain the constraints the closure derives). None on a wipe-out."""
     atoms = _atom_tables(d)
     n = len(domains)
     pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
-    stated = {pair: _bits(x for x in range(len(atoms.codes)) if atoms.codes[x] >= set(binary.get(pair, ())))
-              for pair in pairs}
-    closed = {pair: atoms.every for pair in pairs}
-    while True:
-        changed, cells = [], [_values(domain) for domain in domains]
-        for a, b in pairs:
-            realised = stated[a, b] & closed[a, b] & atoms.realised(cells[a], cells[b])
-            if realised != closed[a, b]:
-                closed[a, b] = realised
-                changed.append((a, b))
-        if not changed:
-            return closed
-        if not _closed_triples(closed, changed, n, d):
-            return None
-        for a, b in pairs:
-            # A pair's atoms lie within its facts' (`stated`), so as a constraint on cells they are the
-            # facts' met with the closure's: one relation per set of atoms, shared by every story.
-            arcs[a, b] = _atoms_relation(closed[a, b], d)
-            arcs[b, a] = _atoms_relation(_converse_atoms(closed[a, b], d), d)
-        if not _propagate(domains, _links(arcs, n), range(n)):
-            return None
-
-
-def _closed_triples(closed: dict[Arc, int], changed: list[Arc], n: int, d: int) -> bool:
-    """Path consistency over atoms from the pairs that `changed`: each pair's atoms met with the
-    composition through every third object, until nothing narrows; False on an empty pair."""
-    queue, waiting = list(changed), set(changed)
-    while queue:
-        a, b = queue.pop()
-        waiting.discard((a, b))
-        for c in range(n):
-            if c in (a, b):
-                continue
-            # a to c through b, and b to c through a
-            for (p, q), first, second in (((a, c), (a, b), (b, c)), ((b, c), (b, a), (a, c))):
-                through = _composed_atoms(_relation_atoms(closed, *first, d), _relation_atoms(closed, *second, d), d)
-                pair, held = ((p, q), through) if p < q else ((q, p), _converse_atoms(through, d))
-                if not _narrowed(closed, pair, held, queue, waiting):
-                    return False
-    return True
-
-
-def _narrowed(store: list | dict, key, held: int, queue: list, waiting: set) -> bool:
-    """store[key] met with `held`; a key it narrows is queued to revise the others, once. False when
-    nothing is left."""
-    kept = store[key] & held
-    if kept != store[key]:
-        if not kept:
-            return False
-        store[key] = kept
-        if key not in waiting:
-            waiting.add(key)
-            queue.append(key)
-    return True
+    stated = np.zeros((n, n), dtype=np.int64)
+    for a, b in pairs:
+        stated[a, b] = _bits(x for x in range(len(atoms.codes)) if atoms.codes[x] >= set(binary.get((a, b), ())))
+    closed = np.full((n, n), atoms.every, dtype=np.int64)
+    words = _words(domains, atoms.cell_words.shape[2])
+    if not propagation.path_closure(words, stated, closed, atoms.compose, atoms.converses, atoms.cell_words):
+        return None
+    domains[:] = _ints(words)
+    for a, b in pairs:
+        # A pair's atoms lie within its facts' (`stated`), so as a constraint on cells they are the
+        # facts' met with the closure's: one relation per set of atoms, shared by every story.
+        arcs[a, b] = _atoms_relation(int(closed[a, b]), d)
+        arcs[b, a] = _atoms_relation(_converse_atoms(int(closed[a, b]), d), d)
+    return {(a, b): int(closed[a, b]) for a, b in pairs}
 
 
 def _joint_network(unary: list[list[str]], binary: dict[Arc, list[str]],
@@ -999,7 +964,7 @@ def _solve_joint(
     # Search for a solution whose direction is still open; each one found settles its
     # direction, and the search that finds none refutes all the open directions at once.
     found = [set(known) for known in solved]
-    into = [[(b, arcs[b, a]) for b, _ in links[a]] for a in range(len(domains))]  # a's facts, seen from the others
+    into = [[(b, arcs[b, a]) for b in links.neighbours[a]] for a in range(len(domains))]  # a's facts, seen from the others
     for k, (q0, qn) in enumerate(pairs):
         while open_codes := candidates[k] - found[k]:
             query_links = _query_links(links, arcs, q0, qn, open_codes, d)
@@ -1041,33 +1006,67 @@ def _settle(solution: list[int], domains: list[int], into: list[list[tuple[int, 
 # Search over bitset domains, shared by both kinds of problem.
 
 
-Links = list[list[tuple[int, _Relation]]]  # per variable a: each b it constrains, and the relation seen from a
+_NO_RELATION = np.zeros((0, 1), dtype=np.uint64)  # a query's where there is none
+
+
+class Links:
+    """A network's constraints as each variable sees them (a's: each b it constrains, with the
+    relation seen from a), and at most one constraint more, a query's, between two variables,
+    replacing any fact between them: held as the arrays the compiled propagation reads
+    (pipeline.spatial.propagation)."""
+
+    __slots__ = ("neighbours", "start", "to", "relations", "query")
+
+    def __init__(self, arcs: dict[Arc, _Relation], n: int) -> None:
+        by_variable: list[list[tuple[int, _Relation]]] = [[] for _ in range(n)]
+        for (a, b), relation in arcs.items():
+            by_variable[a].append((b, relation))
+        self.neighbours = [tuple(b for b, _ in links) for links in by_variable]
+        self.start = np.cumsum([0, *map(len, by_variable)], dtype=np.int64)
+        self.to = np.array([b for links in by_variable for b, _ in links], dtype=np.int64)
+        words = [relation.words for links in by_variable for _, relation in links]
+        self.relations = np.stack(words) if words else np.zeros((0, 1, 1), dtype=np.uint64)
+        self.query: tuple[int, int, np.ndarray, np.ndarray] = (-1, -1, _NO_RELATION, _NO_RELATION)
+
+    def with_query(self, q0: int, qn: int, forward: _Relation, backward: _Relation) -> Links:
+        """These links with the constraint between q0 and qn `forward` (seen from q0) and `backward`."""
+        linked = Links.__new__(Links)
+        linked.neighbours, linked.start, linked.to, linked.relations = (self.neighbours, self.start, self.to,
+                                                                        self.relations)
+        linked.query = (q0, qn, forward.words, backward.words)
+        return linked
+
+    def words(self, domains: Sequence[int]) -> np.ndarray:
+        """The domains as rows of words, as wide as the relations' (those of no constraint: the domains')."""
+        return _words(domains, self.relations.shape[2] if len(self.relations) else
+                      self.query[2].shape[1] if self.query[0] >= 0 else
+                      -(-max(1, *(value.bit_length() for value in domains)) // 64))
+
+
+def _words(domains: Sequence[int], width: int) -> np.ndarray:
+    """Bitsets as rows of `width` 64-bit words."""
+    size = 8 * width
+    return np.frombuffer(bytearray(b"".join(value.to_bytes(size, "little") for value in domains)),
+                         dtype=np.uint64).reshape(len(domains), width)
+
+
+def _ints(words: np.ndarray) -> list[int]:
+    """Rows of words as bitsets."""
+    raw, size = words.tobytes(), 8 * words.shape[1]
+    return [int.from_bytes(raw[k:k + size], "little") for k in range(0, len(raw), size)]
 
 
 def _links(arcs: dict[Arc, _Relation], n: int) -> Links:
-    links: Links = [[] for _ in range(n)]
-    for (a, b), relation in arcs.items():
-        links[a].append((b, relation))
-    return links
+    return Links(arcs, n)
 
 
 def _with_query(
     links: Links, arcs: dict[Arc, _Relation], q0: int, qn: int, forward: _Relation, backward: _Relation
 ) -> Links:
-    """The links of `arcs` with the query constraint added (met with any fact on the pair), each
-    query end's last."""
+    """The links of `arcs` with the query constraint added (met with any fact on the pair)."""
     if (q0, qn) in arcs:
         forward, backward = _meet([arcs[(q0, qn)], forward]), _meet([arcs[(qn, q0)], backward])
-    return _linked(links, q0, qn, forward, backward)
-
-
-def _linked(links: Links, q0: int, qn: int, forward: _Relation, backward: _Relation) -> Links:
-    """The links with the constraint between q0 and qn `forward` (seen from q0) and `backward`, each
-    end's last (what `_query_propagated` revises first)."""
-    query_links = list(links)
-    query_links[q0] = [(b, relation) for b, relation in links[q0] if b != qn] + [(qn, forward)]
-    query_links[qn] = [(b, relation) for b, relation in links[qn] if b != q0] + [(q0, backward)]
-    return query_links
+    return links.with_query(q0, qn, forward, backward)
 
 
 def _query_links(links: Links, arcs: dict[Arc, _Relation], q0: int, qn: int, codes: frozenset[str], d: int) -> Links:
@@ -1076,66 +1075,29 @@ def _query_links(links: Links, arcs: dict[Arc, _Relation], q0: int, qn: int, cod
 
 
 def _query_propagated(domains: list[int], query_links: Links, q0: int, qn: int) -> bool:
-    """Domains arc consistent without the query constraint (each query end's last link,
-    `_with_query`) made arc consistent with it, in place; False on a wipe-out. Only the query
-    pair is revised first: no other domain can change before theirs do."""
-    changed = []
-    for a in (q0, qn):
-        b, relation = query_links[a][-1]
-        kept = domains[b] & relation.image(domains[a])
-        if not kept:
-            return False
-        if kept != domains[b]:
-            domains[b] = kept
-            changed.append(b)
-    return _propagate(domains, query_links, changed)
+    """Domains arc consistent without the query constraint made arc consistent with it, in place;
+    False on a wipe-out. Only the query's ends are revised first: no other domain can change
+    before theirs do."""
+    return _propagate(domains, query_links, (q0, qn))
 
 
 def _propagate(domains: list[int], links: Links, changed: Iterable[int]) -> bool:
     """Make the domains arc consistent in place, from the variables whose domains `changed` (or
-    whose constraints are new); False on a wipe-out.
-
-    A variable's domain revises those of the variables it constrains: each keeps its values related
-    to some value of the domain, the image of the domain under the relation. A revised domain
-    that shrinks revises its own neighbours in turn. The arc consistent domains are the same
-    in any order of revision.
-    """
-    queue = list(changed)
-    waiting = set(queue)
-    while queue:
-        a = queue.pop()
-        waiting.discard(a)
-        values = domains[a]
-        for b, relation in links[a]:
-            if not _narrowed(domains, b, relation.image(values), queue, waiting):
-                return False
-    return True
+    whose constraints are new); False on a wipe-out (`propagation.propagate`)."""
+    words = links.words(domains)
+    consistent = propagation.propagate(words, links.start, links.to, links.relations, *links.query,
+                                       np.fromiter(changed, dtype=np.int64))
+    domains[:] = _ints(words)
+    return consistent
 
 
 def _search(domains: list[int], links: Links, tried: list[int] | None = None) -> list[int] | None:
     """A solution below these arc-consistent domains, or None; `tried`, when given, counts the
-    values tried (the branch decisions).
-
-    Every constrained variable of a solution has a single value; a variable without
-    constraints keeps its (non-empty) domain, as any of its values will do.
-    """
-    best, best_size = -1, 0
-    for var, dom in enumerate(domains):
-        size = dom.bit_count()
-        if size > 1 and links[var] and (best < 0 or size < best_size):
-            best, best_size = var, size
-    if best < 0:
-        return domains
-    rest = domains[best]
-    while rest:
-        value = rest & -rest
-        rest ^= value
-        if tried is not None:
-            tried[0] += 1
-        trial = list(domains)
-        trial[best] = value
-        if _propagate(trial, links, (best,)):
-            solution = _search(trial, links, tried)
-            if solution is not None:
-                return solution
-    return None
+    values tried (the branch decisions; `propagation.search`). Every constrained variable of a
+    solution has a single value; a variable without constraints keeps its (non-empty) domain, as
+    any of its values will do."""
+    words = links.words(domains)
+    found, count = propagation.search(words, links.start, links.to, links.relations, *links.query)
+    if tried is not None:
+        tried[0] += count
+    return _ints(words) if found else None
