@@ -24,6 +24,9 @@ $(READY): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.lock
 	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps -e .
+	@# numba compiles the checker's kernels on first import (seconds) and caches them beside the module:
+	@# once here, not in every process of the first build or test run
+	$(BIN)/python -c "import pipeline.spatial.propagation"
 	touch $@
 
 # The suite in TEST_WORKERS processes (pytest-xdist), each test file whole in one of them: its module's
