@@ -4,14 +4,17 @@ import random
 from random import Random
 
 import numpy as np
+import pandas as pd
 import procthor.databases as databases
+import procthor.generation.objects as objects
 import pytest
 from procthor.generation.asset_groups import AssetGroupGenerator
 from procthor.generation.objects import OrthogonalPolygon, ProceduralRoom
 from shapely.geometry import box
 
 from pipeline.scene.procthor.fast_procthor import installed
-from pipeline.scene.procthor.fast_procthor.asset_groups import STOCK_SET_DIMENSIONS, set_dimensions
+from pipeline.scene.procthor.fast_procthor.asset_groups import (STOCK_SET_DIMENSIONS, STOCK_SPAWNABLE_ASSET_GROUP_INFO,
+                                                              set_dimensions, spawnable_asset_group_info)
 from pipeline.scene.procthor.fast_procthor import rectangles
 from pipeline.scene.procthor.fast_procthor.rectangles import STOCK_JOIN, join_neighboring_rectangles
 from pipeline.scene.procthor.fast_procthor.rows import KeptRows
@@ -122,6 +125,34 @@ def test_asset_group_dimensions_and_random_draws_match_stock(split):
             assert results[0] == results[1], f"{name} ({split}, seed {seed})"
             compared += 1
     assert compared >= 3 * 18
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.parametrize("split", ["train", "val"])
+def test_asset_group_table_is_stocks_with_the_same_random_draws(split):
+    """The table copied per house: stock's columns, dtypes, values and rows as records, new generators for
+    the house's controller, and the same random draws (the table made once is made outside them)."""
+    tables = []
+    with installed():
+        assert databases.get_spawnable_asset_group_info is objects.get_spawnable_asset_group_info
+        for house_seed in range(3):
+            made = []
+            for make in (spawnable_asset_group_info.__wrapped__, STOCK_SPAWNABLE_ASSET_GROUP_INFO.__wrapped__):
+                controller = OfflineController()
+                random.seed(house_seed)
+                made.append((make(split=split, controller=controller), random.getstate(), controller))
+            (fast, fast_state, controller), (stock, stock_state, _) = made
+            assert fast_state == stock_state
+            generators = fast.pop("assetGroupGenerator").tolist()
+            assert [(g.name, g.split, g.controller, g.data) for g in generators] == [
+                (g.name, g.split, controller, g.data) for g in stock.pop("assetGroupGenerator")]
+            pd.testing.assert_frame_equal(fast, stock, check_exact=True)
+            rows = KeptRows(fast)
+            for position in range(len(stock)):
+                assert typed(rows.record(position)) == typed(stock.iloc[[position]].to_dict(orient="records")[0])
+            tables.append(fast)
+    assert not tables[0][["xSize", "zSize"]].equals(tables[1][["xSize", "zSize"]])  # dimensions are drawn per house
+    assert databases.get_spawnable_asset_group_info is objects.get_spawnable_asset_group_info is STOCK_SPAWNABLE_ASSET_GROUP_INFO
 
 
 def typed(record: dict) -> list[tuple]:

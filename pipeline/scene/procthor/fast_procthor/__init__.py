@@ -44,6 +44,11 @@ ones). Each item names the module of this package that holds it.
    to a room's frame of free wall lines, and filter and drop from the frame of paintings or
    windows, for every one placed: a list of the lines' records, and the assets as a frame's
    rows drawn from as in 5.
+7. `get_spawnable_asset_group_info` (`asset_groups`; ProceduralRoom reads it through
+   `procthor.generation.objects`, so both names are swapped), which builds the table of asset
+   groups, a DataFrame of a dozen columns and one per asset type, from a list of dicts for every
+   house: stock's table made once per split, copied, with the four columns that change from
+   house to house (new generators and their sampled dimensions) set as stock sets them.
 """
 from __future__ import annotations
 
@@ -51,11 +56,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import procthor.databases as databases
+import procthor.generation.objects as objects
 import procthor.generation.wall_objects as wall_objects
 from procthor.generation.asset_groups import AssetGroupGenerator
 from procthor.generation.objects import OrthogonalPolygon, ProceduralRoom
 
-from pipeline.scene.procthor.fast_procthor.asset_groups import asset_group_post_init, read_once, set_dimensions
+from pipeline.scene.procthor.fast_procthor.asset_groups import (asset_group_post_init, read_once, set_dimensions,
+                                                              spawnable_asset_group_info)
 from pipeline.scene.procthor.fast_procthor.floor_assets import SPAWNABLE_ASSET_GROUPS, SPAWNABLE_ASSETS, sample_asset
 from pipeline.scene.procthor.fast_procthor.rectangles import (get_all_rectangles, get_neighboring_rectangles,
                                                      join_neighboring_rectangles)
@@ -78,5 +85,7 @@ def installed() -> Iterator[None]:
             patched(ProceduralRoom, "spawnable_asset_groups", SPAWNABLE_ASSET_GROUPS), \
             patched(ProceduralRoom, "sample_asset", sample_asset), \
             patched(wall_objects, "add_windows", add_windows), \
-            patched(wall_objects, "add_paintings", add_paintings):
+            patched(wall_objects, "add_paintings", add_paintings), \
+            patched(databases, "get_spawnable_asset_group_info", spawnable_asset_group_info), \
+            patched(objects, "get_spawnable_asset_group_info", spawnable_asset_group_info):
         yield

@@ -1,19 +1,24 @@
 """Asset groups: their files and the asset database parsed once, their data prepared once, their
-dimensions without DataFrames (items 2, 3 and 4 of the package docstring)."""
+dimensions without DataFrames, their table made from a copy (items 2, 3, 4 and 7 of the package docstring)."""
 
 from __future__ import annotations
 
 import pickle
+import random
 from collections.abc import Callable
 from functools import lru_cache
 
 import numpy as np
+import pandas as pd
+import procthor.databases as databases
 from procthor.databases import asset_id_database
 from procthor.generation.asset_groups import AssetGroupGenerator
 from procthor.utils.types import Vector3
 
 STOCK_SET_DIMENSIONS = AssetGroupGenerator._set_dimensions
 STOCK_POST_INIT = AssetGroupGenerator.__attrs_post_init__
+STOCK_SPAWNABLE_ASSET_GROUP_INFO = databases.get_spawnable_asset_group_info
+PER_HOUSE_COLUMNS = ("assetGroupGenerator", "xSize", "ySize", "zSize")
 
 
 def set_dimensions(self: AssetGroupGenerator) -> None:
@@ -66,3 +71,39 @@ def asset_group_post_init(self: AssetGroupGenerator) -> None:
 def read_once(read: Callable[[], dict]) -> dict:
     """`read()`, called once per function (item 3)."""
     return read()
+
+
+_group_tables: dict[str, tuple[dict, pd.DataFrame]] = {}
+
+
+@lru_cache(maxsize=None)  # as stock's: sampling clears it before and after every house
+def spawnable_asset_group_info(split: str, controller) -> pd.DataFrame:
+    """`get_spawnable_asset_group_info`, its table copied from one stock made once per split and asset groups.
+
+    Stock builds a DataFrame of every group (its name, generator, dimensions, room weights,
+    properties, places and a `has<Type>` column for every asset type of the database) from a list
+    of dicts, for every house. Only four columns change from house to house: the generators, new
+    ones for the house's controller, and the dimensions, sampled with random draws. The rest
+    depends on the groups' data and the split alone (a generator's data after `__attrs_post_init__`
+    does). So stock's own table is made once, with the random states put back as they were, and
+    each house gets a copy with these four columns set to what stock computes for it, in stock's
+    order: group by group, a generator, then its dimensions, the only random draws made.
+    """
+    groups = databases._get_asset_groups()
+    found = _group_tables.get(split)
+    if found is None or found[0] is not groups:
+        saved_random, saved_numpy = random.getstate(), np.random.get_state()
+        table = STOCK_SPAWNABLE_ASSET_GROUP_INFO.__wrapped__(split=split, controller=controller)
+        random.setstate(saved_random)
+        np.random.set_state(saved_numpy)
+        found = _group_tables[split] = (groups, table)
+    generators, sizes = [], []
+    for name, data in groups.items():
+        generator = AssetGroupGenerator(name=name, split=split, data=data, controller=controller)
+        dimensions = generator.dimensions
+        generators.append(generator)
+        sizes.append((dimensions["x"], dimensions["y"], dimensions["z"]))
+    table = found[1].copy()
+    for column, values in zip(PER_HOUSE_COLUMNS, [generators, *zip(*sizes)]):
+        table[column] = list(values)
+    return table
