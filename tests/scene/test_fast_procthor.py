@@ -2,6 +2,7 @@
 
 import random
 from random import Random
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -16,7 +17,8 @@ from pipeline.scene.procthor.fast_procthor import installed
 from pipeline.scene.procthor.fast_procthor.asset_groups import (STOCK_SET_DIMENSIONS, STOCK_SPAWNABLE_ASSET_GROUP_INFO,
                                                               set_dimensions, spawnable_asset_group_info)
 from pipeline.scene.procthor.fast_procthor import rectangles
-from pipeline.scene.procthor.fast_procthor.rectangles import STOCK_JOIN, join_neighboring_rectangles
+from pipeline.scene.procthor.fast_procthor.rectangles import (STOCK_JOIN, STOCK_SAMPLE_NEXT_RECTANGLE,
+                                                     join_neighboring_rectangles, sample_next_rectangle)
 from pipeline.scene.procthor.fast_procthor.rows import KeptRows
 from pipeline.scene.procthor.offline_thor import OfflineController
 
@@ -69,6 +71,29 @@ def test_all_rectangles_stop_at_the_count_of_the_grid_and_match_stock(seed, hole
     with installed():
         fast = polygon.get_all_rectangles()
     assert repr(list(fast)) == repr(list(stock))
+
+
+def test_the_largest_rectangle_is_the_one_stock_picks():
+    """The agent's pose asks for the largest rectangle: stock's pick from the whole set, found on the grid
+    when one rectangle alone is largest (most rooms here), with no random draw."""
+    found_on_the_grid = 0
+    for seed in range(12):
+        polygon = free_space(seed, 1 + seed % 3)
+        found_on_the_grid += rectangles._largest_rectangle(polygon) is not None
+        stock = STOCK_SAMPLE_NEXT_RECTANGLE(SimpleNamespace(open_polygon=polygon), choose_largest_rectangle=True)
+        random_state = random.getstate()
+        fast = sample_next_rectangle(SimpleNamespace(open_polygon=polygon), choose_largest_rectangle=True)
+        assert repr(fast) == repr(stock) and random.getstate() == random_state
+    assert found_on_the_grid >= 8
+
+
+def test_tied_largest_rectangles_are_left_to_stock():
+    """Two rectangles of the largest area: stock's pick is the first in its set's order, so stock picks."""
+    polygon = OrthogonalPolygon(box(0, 0, 6, 6).difference(box(2.5, 0, 3.5, 6)))
+    assert rectangles._largest_rectangle(polygon) is None
+    room = SimpleNamespace(open_polygon=polygon)
+    assert sample_next_rectangle(room, choose_largest_rectangle=True) in {(0.0, 0.0, 2.5, 6.0), (3.5, 0.0, 6.0, 6.0)}
+    assert room.last_rectangles == polygon.get_all_rectangles()  # stock ran and kept its set
 
 
 def test_no_cell_inside_means_no_rectangle():

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import shapely
-from procthor.generation.objects import OrthogonalPolygon
+from procthor.generation.objects import OrthogonalPolygon, ProceduralRoom
 
 Rect = tuple[float, float, float, float]  # (x0, z0, x1, z1)
 STOCK_JOIN = OrthogonalPolygon._join_neighboring_rectangles
+STOCK_SAMPLE_NEXT_RECTANGLE = ProceduralRoom.sample_next_rectangle
 ALL_RECTANGLES_KEPT = 64  # polygons whose rectangles are remembered (the last house's, in practice)
 INT64_KEYS_BELOW = 2 ** 63  # a join's keys: a merged rectangle's four codes below v, then its visit below n^2
 COPY_ORDER_MIN = 8  # from here on, `rects - {r}` iterates in the order of `rects.copy()`
@@ -99,21 +100,51 @@ def _neighboring(self: OrthogonalPolygon) -> tuple[set[Rect], tuple[Rect, ...], 
     return out, added, inside.reshape(len(xs) - 1, len(zs) - 1)
 
 
+def _full_columns(inside: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For every z-interval of cells (grid lines z0 < z1), which columns have all their cells over it inside:
+    (columns by z-intervals, z0, z1)."""
+    columns, rows = inside.shape
+    prefix = np.concatenate([np.zeros((columns, 1), dtype=np.int64), np.cumsum(inside, axis=1)], axis=1)
+    z0, z1 = np.triu_indices(rows + 1, 1)
+    return (prefix[:, z1] - prefix[:, z0]) == (z1 - z0), z0, z1
+
+
 def _grid_rectangles(inside: np.ndarray) -> int:
     """How many rectangles of whole grid cells lie inside: the x-intervals by z-intervals of cells all inside.
 
     For each z-interval, the columns whose cells over it are all inside; the x-intervals of such
     columns are counted as the length of the run of them ending at each column, summed.
     """
-    columns, rows = inside.shape
-    if not columns or not rows:
+    if not inside.size:
         return 0
-    prefix = np.concatenate([np.zeros((columns, 1), dtype=np.int64), np.cumsum(inside, axis=1)], axis=1)
-    z0, z1 = np.triu_indices(rows + 1, 1)
-    full = (prefix[:, z1] - prefix[:, z0]) == (z1 - z0)  # columns by z-intervals
+    full = _full_columns(inside)[0]
     count = np.cumsum(full, axis=0)
     runs = count - np.maximum.accumulate(np.where(full, 0, count), axis=0)
     return int(runs.sum())
+
+
+def _largest_rectangle(polygon: OrthogonalPolygon) -> Rect | None:
+    """The one rectangle of whole inside cells of the largest area, or None when none or several have it.
+
+    Every rectangle of whole inside cells is an x-interval of columns full over a z-interval; its
+    area is computed as stock computes it, `(x1 - x0) * (z1 - z0)` on the grid's floats (numpy's
+    float64 operations round as Python's do). Sets `polygon.area`, as making the rectangles does.
+    """
+    inside = _neighboring(polygon)[2]
+    if not inside.size:
+        return None
+    full, z0, z1 = _full_columns(inside)
+    prefix = np.concatenate([np.zeros((1, full.shape[1]), dtype=np.int64), np.cumsum(full, axis=0)])
+    x0, x1 = np.triu_indices(inside.shape[0] + 1, 1)
+    whole = (prefix[x1] - prefix[x0]) == (x1 - x0)[:, None]  # x-intervals by z-intervals
+    xs, zs = polygon.unique_xs, polygon.unique_zs
+    widths, depths = np.array(xs)[x1] - np.array(xs)[x0], np.array(zs)[z1] - np.array(zs)[z0]
+    area = np.where(whole, widths[:, None] * depths[None, :], 0.0)
+    best = area.max()
+    if not best > 0 or np.count_nonzero(area == best) != 1:
+        return None
+    i, k = np.unravel_index(area.argmax(), area.shape)
+    return xs[x0[i]], zs[z0[k]], xs[x1[i]], zs[z1[k]]
 
 
 def get_neighboring_rectangles(self: OrthogonalPolygon) -> set[Rect]:
@@ -164,3 +195,22 @@ def get_all_rectangles(self: OrthogonalPolygon) -> set[Rect]:
         _all_rectangles.clear()
     _all_rectangles[key] = last
     return curr_rects
+
+
+def sample_next_rectangle(self: ProceduralRoom, choose_largest_rectangle: bool = False,
+                          cache_rectangles: bool = False) -> Rect | None:
+    """`ProceduralRoom.sample_next_rectangle`, the largest of new rectangles found on the grid when only one is largest.
+
+    Asked for the largest (only the agent's starting pose asks, once the room is furnished), stock
+    makes every rectangle of the open polygon, the most cut up it gets, and returns the first of
+    largest area in the set's order, with no random draw. When one rectangle alone has that area,
+    the set's order does not matter and `_largest_rectangle` gives it without making the set; else
+    stock runs. Stock also keeps the set as `last_rectangles`, which only `add_floor_objects` reads,
+    within its loop, and which the next uncached call replaces: that loop is over for good here,
+    so it is left as it was.
+    """
+    if choose_largest_rectangle and not cache_rectangles:
+        largest = _largest_rectangle(self.open_polygon)
+        if largest is not None:
+            return largest
+    return STOCK_SAMPLE_NEXT_RECTANGLE(self, choose_largest_rectangle, cache_rectangles)
