@@ -25,20 +25,19 @@ The rows are `AgentMapItem`s with question type MAP and view `agent`, in that fr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pipeline.spatial.facts import Fact
 from pipeline.spatial.frames import quarters, seen_facing, turn_cell
-from pipeline.text.agents import AGENT, AgentItem, Pose
+from pipeline.text.agents import AGENT, AgentItem, Framings, Pose
 from pipeline.text.configs import Config
-from pipeline.text.items import Item, init_fields
+from pipeline.text.items import Item, init_fields, shared_items
 from pipeline.text.kinds import KINDS, Room
 from pipeline.text.maps import asked_map
 from pipeline.text.prompts import AGENT_VIEW
 
 KIND = KINDS["agent_map"]
-EGOCENTRIC = "agent"  # the agent framing whose story is told from the observer (pipeline.text.agents.FRAMINGS)
 
 
 @dataclass(frozen=True)
@@ -52,20 +51,26 @@ RECORD = AgentMapItem
 
 
 def rows(room: Room, config: Config) -> tuple[AgentMapItem, ...]:
-    return agent_map_items(room.rows("agent", config), KIND.config_name(config))
-
-
-def agent_map_items(rows_: Sequence[AgentItem], config: str) -> tuple[AgentMapItem, ...]:
-    """A map question for each egocentric story among a room's agent rows (one per setting), as `config`."""
-    return tuple(agent_map_item(row, config) for row in rows_ if row.kind == EGOCENTRIC and row.question_type == "FR")
+    """The room's egocentric map questions, made from its egocentric stories alone (agents.Framings): not
+    from its agent rows, whose question texts draw on every framing's answers in the room."""
+    told = shared_items(room).told(config)
+    if told is None:
+        return ()
+    framings, name = Framings(room.scene, told), KIND.config_name(config)
+    return tuple(_map_of(framings.egocentric_question(setting, framings.egocentric_story(setting)), name)
+                 for setting in told.facts)
 
 
 def agent_map_item(row: AgentItem, config: str) -> AgentMapItem:
     """The map question of an egocentric agent row's story, in the observer's frame (module docstring)."""
-    pose = row.story_pose
+    return _map_of(init_fields(row, AgentMapItem), config)
+
+
+def _map_of(question: Mapping, config: str) -> AgentMapItem:
+    """The map question of an egocentric story, made from the fields of its FR question (`question`)."""
+    pose, d = question["story_pose"], question["d"]
     turns = -quarters(pose.facing)
-    facts = tuple(Fact(fact.subject, seen_facing(fact.relation, pose.facing), fact.object) for fact in row.facts)
-    told = AgentMapItem(**{**init_fields(row, AgentMapItem), "facts": facts})
-    placed = [*((obj.name, turn_cell((obj.i, obj.j), turns, row.d)) for obj in row.objects),
-              (AGENT, turn_cell((pose.i, pose.j), turns, row.d))]
-    return asked_map(told, config, AGENT_VIEW, placed)
+    facts = tuple(Fact(f.subject, seen_facing(f.relation, pose.facing), f.object) for f in question["facts"])
+    placed = [*((obj.name, turn_cell((obj.i, obj.j), turns, d)) for obj in question["objects"]),
+              (AGENT, turn_cell((pose.i, pose.j), turns, d))]
+    return asked_map(AgentMapItem, {**question, "facts": facts}, config, AGENT_VIEW, placed)

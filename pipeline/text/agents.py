@@ -1,8 +1,8 @@
 """Agent viewpoints: the `agent_<base>` configurations (docs/semantics.md section 16).
 
 An observer stands in the room facing a wall (a `Pose`); directions and regions are said as
-they see them (pipeline.spatial.frames). Made from a room's items of a base configuration, per
-setting, each asked as FR and YN:
+they see them (pipeline.spatial.frames). Made from a room's stories of a base configuration
+(items.RoomItems.told), per setting, each asked as FR and YN:
 
 * `plan`: the base top-down story; the question puts you at one of the story's floor objects
   facing a wall named on the plan ("If you stood at the bed facing the west wall, where would the
@@ -46,15 +46,15 @@ from pipeline.scene.records import Scene
 from pipeline.seeding import derive_seed
 from pipeline.spatial.checker import Answers, answer_set, answer_sets_together
 from pipeline.spatial.difficulty import layout_decides, tightness
-from pipeline.spatial.facts import SETTINGS, Fact, described_pairs, hops
+from pipeline.spatial.facts import Fact, described_pairs, hops
 from pipeline.spatial.frames import FACINGS, OBSERVER, TOP_DOWN, facing_between, seen_facing, seen_set
 from pipeline.spatial.grid import Cell
 from pipeline.spatial.reasoning import PathStep, reasoning_path
 from pipeline.spatial.relations import DIRECTIONS, converse, direction, direction_of_points, region, relation_words
 from pipeline.text.balance import UNIFORM, fr_question, seen_weights, type_prior, yn_question
 from pipeline.text.configs import Config
-from pipeline.text.items import (Item, Query, Told, asked_no, beyond_local, fr_row, init_fields, ladder_fields,
-                                 shared_items, yn_row)
+from pipeline.text.items import (Item, Query, Told, asked_no, beyond_local, fr_row, ladder_fields, shared_items,
+                                 yn_row)
 from pipeline.text.kinds import KINDS, Room
 from pipeline.text.prompts import AGENT_VIEW
 from pipeline.text.stories import Teller, sentences, written_path
@@ -114,69 +114,29 @@ RECORD = AgentItem
 
 
 def rows(room: Room, config: Config) -> tuple[AgentItem, ...]:
-    if config.hard:  # its questions are its own: asked whether or not the base's are in a room
-        told = shared_items(room).told(config)
-        return () if told is None else hard_agent_items(room.scene, told)
-    return agent_items(room.scene, room.rows("base", config))
+    told = shared_items(room).told(config)
+    return () if told is None else agent_items(room.scene, told)
 
 
-def agent_items(scene: Scene, items: tuple[Item, ...]) -> tuple[AgentItem, ...]:
-    """The agent rows of one room from its items of one base configuration (items.room_items)."""
-    if not items:
-        return ()
-    by_key = {(i.setting, i.view, i.question_type): i for i in items}
-    told = {setting: by_key[setting, TOP_DOWN, "FR"] for setting in SETTINGS}
-    return _retold(scene, items[0].config, {setting: init_fields(item) for setting, item in told.items()},
-                   {setting: item.facts for setting, item in told.items()},
-                   {setting: {"plan": item.story, "door": by_key[setting, OBSERVER, "FR"].story}
-                    for setting, item in told.items()}, items[0].query.pair)
-
-
-def hard_agent_items(scene: Scene, told: Told) -> tuple[AgentItem, ...]:
-    """The agent rows of one room in a hard configuration (docs/semantics.md section 22), from its
-    stories (items.RoomItems.told): each framing's questions drawn among those only search answers
-    in the framing's own facts, none where there is none."""
-    return _retold(scene, told.shared["config"], {setting: dict(told.shared) for setting in told.facts}, told.facts,
-                   {setting: {"plan": told.stories[setting, TOP_DOWN], "door": told.stories[setting, OBSERVER]}
-                    for setting in told.facts})
-
-
-def _retold(scene: Scene, base_name: str, common: Mapping[str, Mapping], facts: Mapping[str, tuple[Fact, ...]],
-            stories: Mapping[str, Mapping[str, str]], paper_query: tuple[str, str] | None = None
-            ) -> tuple[AgentItem, ...]:
-    """A room's agent rows of one base configuration, per setting of its stories: `common`, the
-    fields its rows share with the base's; `facts`, as its stories state them; `stories`, the plan's
-    and the door's; `paper_query`, the pair the paper's configuration asks (its agent rows ask it)."""
-    base = Config.parse(base_name)
-    config = KIND.config_name(base_name)
-    objects = next(iter(common.values()))["objects"]
-    names = [o.name for o in objects]
-    cells = {o.name: (o.i, o.j) for o in objects}
-    centres = {o.name: (o.x, o.z) for o in objects}
-    hung = {(o.type, o.x, o.z) for o in scene.objects if o.wall_hung}
-    floor = [o.name for o in objects if (o.type, o.x, o.z) not in hung] or names  # a question stands at these
-    said = _observer_wording(objects, "N")  # codes already turned into a question's frame, in its words
-    rng = Random(derive_seed(scene.room_id, config))
-    observer = _story_observer(scene, objects, base.d, rng)
-    cells[AGENT] = (observer.i, observer.j)
-    about_you = tuple(sorted(rng.sample(range(len(names)), TOLD_ABOUT_YOU)))
-    you_facts = (Fact(AGENT, observer.region, None),
-                 *(Fact(names[k], direction(cells[names[k]], cells[AGENT]), AGENT) for k in about_you))
+def agent_items(scene: Scene, told: Told) -> tuple[AgentItem, ...]:
+    """A room's agent rows of one base configuration, per setting of its stories (items.RoomItems.told).
+    A hard configuration's (docs/semantics.md section 22): each framing's questions drawn among those only
+    search answers in the framing's own facts, none where there is none."""
+    framings = Framings(scene, told)
+    base, config, rng = framings.base, framings.config, framings.rng
     wording = data_json("agents.json")
     door = _door(scene, base.d)
-    teller = Teller(_observer_wording(objects, observer.facing))  # the egocentric stories' words
-    drawn = _BalancedDraws(base, objects, floor, facts, you_facts, observer) if base.balanced else None
+    drawn = _BalancedDraws(base, framings.objects, framings.floor, told.facts, framings.you_facts,
+                           framings.observer) if base.balanced else None
     slots = []  # per setting and kind: each question type's fields (YN's None: not asked), and the framing's draws
-    for setting, told in facts.items():
-        egocentric = _egocentric_story(scene, common[setting]["story_order"], told, you_facts, observer, teller,
-                                       Random(derive_seed(scene.room_id, config, setting, "story")))
+    for setting in told.facts:
+        stories = {"plan": told.story(setting, TOP_DOWN), "door": told.story(setting, OBSERVER)}
+        egocentric = framings.egocentric_story(setting)
         for kind in FRAMINGS:
             asked = Random(derive_seed(scene.room_id, config, setting, kind))
-            story_facts = told + (you_facts if STORY_VIEW[kind] == AGENT_VIEW else ())
-            story_pose = {"plan": None, "door": door}.get(kind, observer)
+            story_pose = {"plan": None, "door": door}.get(kind, framings.observer)
             # a row's fields, given its question's pose, pair and plan answer
-            fields = partial(_fields, common[setting], kind, setting, stories[setting].get(kind, egocentric),
-                             story_facts, story_pose, centres=centres, cells=cells, said=said, config=config)
+            fields = partial(framings.fields, setting, kind, stories.get(kind, egocentric), story_pose)
             if drawn:  # FR and YN ask a pair and stance each, the YN candidate drawn with its own
                 questions = drawn.questions(setting, kind, asked)
                 if questions is None:  # a hard framing with no question only search answers: skipped
@@ -186,16 +146,17 @@ def _retold(scene: Scene, base_name: str, common: Mapping[str, Mapping], facts: 
                               yn and dict(fields(*yn), hops=drawn.hops(yn[1])), candidate, asked))
                 continue
             if kind == "agent":
-                question_pose, query = observer, paper_query
+                both = framings.egocentric_question(setting, egocentric)
             else:
-                stood = asked.choice(floor)
+                names, cells = framings.names, framings.cells
+                stood = asked.choice(framings.floor)
                 asked_about = asked.choice([name for name in names if name != stood])
                 i, j = cells[stood]
                 facing = asked.choice([f for f in FACINGS if f not in walls_touched_by((i, j), base.d)])
-                question_pose = Pose(stood, region((i, j), base.d), i, j, facing)
                 query = (asked_about, stood)
-            variables = names + ([AGENT] if STORY_VIEW[kind] == AGENT_VIEW else [])
-            both = fields(question_pose, query, answer_set(story_facts, variables, query, base.d))
+                variables = names + ([AGENT] if STORY_VIEW[kind] == AGENT_VIEW else [])
+                both = fields(Pose(stood, region((i, j), base.d), i, j, facing), query,
+                              answer_set(framings.story_facts(setting, kind), variables, query, base.d))
             slots.append((both, both, None, asked))
     if not base.balanced:  # as many No as Yes per room
         ask_no = asked_no([yn["answer_set"] for _, yn, _, _ in slots], rng)
@@ -205,43 +166,93 @@ def _retold(scene: Scene, base_name: str, common: Mapping[str, Mapping], facts: 
             answer = yn["answer_set"]
             candidate = asked.choice(tuple(c for c in DIRECTIONS if c not in answer) if k in ask_no else answer)
         fr_text, yn_text = _questions(fr["kind"], wording, fr["query"].pair, fr["question_pose"], fr["story_pose"],
-                                      said, candidate, asked)
+                                      framings.said, candidate, asked)
         if yn is not None and fr is not yn:  # a balanced row's YN question asks its own pair and stance
             yn_text = _questions(yn["kind"], wording, yn["query"].pair, yn["question_pose"], yn["story_pose"],
-                                 said, candidate, asked)[1]
+                                 framings.said, candidate, asked)[1]
         out.append(fr_row(AgentItem, fr, fr["id"], fr_text))
         if yn is not None:
             out.append(yn_row(AgentItem, yn, yn["id"], yn_text, candidate))
     return tuple(out)
 
 
-def _fields(common: Mapping, kind: str, setting: str, story: str, story_facts: tuple[Fact, ...],
-            story_pose: Pose | None, question_pose: Pose, query: tuple[str, str], plan_answer: frozenset[str],
-            centres: dict, cells: dict, said: Wording, config: str) -> dict:
-    """The fields of an agent row asking `query` from `question_pose` (`common`: those it shares with
-    its base's rows): its answer set (the plan answer `plan_answer` turned to the question's facing),
-    relations, path and difficulty."""
-    facing = question_pose.facing
-    answer = seen_set(plan_answer, facing)
-    subject, reference = query
-    plan_path = reasoning_path(story_facts, subject, reference)
-    path = tuple(_turned_step(step, facing) for step in plan_path)
-    d = common["d"]
-    return dict(
-        common, id=f"{common['room_id']}-{config}-{setting}-{kind}", config=config, view=OBSERVER,
-        setting=setting, facts=story_facts, story=story, answer_set=answer, answer_set_size=len(answer),
-        true_relation=seen_facing(direction(cells[subject], cells[reference]), facing),
-        continuous_relation=seen_facing(direction_of_points(centres[subject], centres[reference]), facing),
-        query=Query(subject, reference), path=path,
-        path_text=written_path(path, subject, said, OBSERVER) if path else "",
-        path_decides=bool(path) and path[-1].composed == answer,
-        tightness=round(tightness(story_facts, d), 6),
-        layout_decides=layout_decides(story_facts, query, plan_answer, d),
-        **ladder_fields(story_facts, query, plan_answer, d, plan_path, lambda held: seen_set(held, facing)),
-        kind=kind, story_view=STORY_VIEW[kind], story_pose=story_pose, question_pose=question_pose,
-        frame_changes=FRAME_CHANGES[kind],
-        frame_angle=facing_between(story_pose.facing if story_pose else "N", facing),
-    )
+class Framings:
+    """What a room's agent rows of one base configuration share, whatever they ask (`agent_items`): the
+    stories' objects, the egocentric stories' observer and the facts about you, drawn in this order from
+    the room and configuration's seed (its draw goes on to the paper's YN answers), and the words they
+    are told in. An egocentric map question (pipeline.text.agent_maps) needs no more than these."""
+
+    def __init__(self, scene: Scene, told: Told) -> None:
+        self.scene, self.told = scene, told
+        self.base = base = Config.parse(told.shared["config"])
+        self.config = KIND.config_name(base)
+        self.objects = objects = told.shared["objects"]
+        self.names = names = [o.name for o in objects]
+        self.cells = {o.name: (o.i, o.j) for o in objects}
+        self.centres = {o.name: (o.x, o.z) for o in objects}
+        hung = {(o.type, o.x, o.z) for o in scene.objects if o.wall_hung}
+        self.floor = [o.name for o in objects if (o.type, o.x, o.z) not in hung] or names  # a question stands at these
+        self.said = _observer_wording(objects, "N")  # codes already turned into a question's frame, in its words
+        self.rng = Random(derive_seed(scene.room_id, self.config))
+        self.observer = observer = _story_observer(scene, objects, base.d, self.rng)
+        cells = self.cells
+        cells[AGENT] = (observer.i, observer.j)
+        about_you = tuple(sorted(self.rng.sample(range(len(names)), TOLD_ABOUT_YOU)))
+        self.you_facts = (Fact(AGENT, observer.region, None),
+                          *(Fact(names[k], direction(cells[names[k]], cells[AGENT]), AGENT) for k in about_you))
+        self.teller = Teller(_observer_wording(objects, observer.facing))  # the egocentric stories' words
+        # what a row shares with the base's rows of its story (a balanced one's hops are its own pair's)
+        self.common = {**told.shared, "hops": hops(base.n, described_pairs(base.n, base.m))}
+
+    def egocentric_story(self, setting: str) -> str:
+        """The setting's facts and the facts about you, every one in your words (`teller`, in the
+        observer's wording), the objects introduced in the stories' order; your region in the frame sentence."""
+        rng = Random(derive_seed(self.scene.room_id, self.config, setting, "story"))
+        teller, order = self.teller, self.told.shared["story_order"]
+        return " ".join(filter(None, [
+            teller.opening(self.scene.room_type, self.scene.side, rng),
+            observer_frame(self.observer, rng),
+            teller.objects(order, rng),
+            *teller.told(sentences(self.told.facts[setting] + self.you_facts[1:], order), AGENT_VIEW, rng),
+        ]))
+
+    def egocentric_question(self, setting: str, story: str) -> dict:
+        """The fields of the paper's egocentric question of a setting (the `agent` framing, told `story`):
+        its pair (o_1, o_n) asked from the story's observer."""
+        observer, query = self.observer, (self.names[0], self.names[-1])
+        plan_answer = answer_set(self.story_facts(setting, "agent"), self.names + [AGENT], query, self.base.d)
+        return self.fields(setting, "agent", story, observer, observer, query, plan_answer)
+
+    def story_facts(self, setting: str, kind: str) -> tuple[Fact, ...]:
+        """The facts a framing's story states: the setting's, and the facts about you if told from you."""
+        return self.told.facts[setting] + (self.you_facts if STORY_VIEW[kind] == AGENT_VIEW else ())
+
+    def fields(self, setting: str, kind: str, story: str, story_pose: Pose | None, question_pose: Pose,
+               query: tuple[str, str], plan_answer: frozenset[str]) -> dict:
+        """The fields of an agent row of `kind` asking `query` from `question_pose`: its answer set (the
+        plan answer `plan_answer` turned to the question's facing), relations, path and difficulty."""
+        story_facts = self.story_facts(setting, kind)
+        facing = question_pose.facing
+        answer = seen_set(plan_answer, facing)
+        subject, reference = query
+        plan_path = reasoning_path(story_facts, subject, reference)
+        path = tuple(_turned_step(step, facing) for step in plan_path)
+        d, cells, centres = self.base.d, self.cells, self.centres
+        return dict(
+            self.common, id=f"{self.common['room_id']}-{self.config}-{setting}-{kind}", config=self.config,
+            view=OBSERVER, setting=setting, facts=story_facts, story=story, answer_set=answer,
+            answer_set_size=len(answer), true_relation=seen_facing(direction(cells[subject], cells[reference]), facing),
+            continuous_relation=seen_facing(direction_of_points(centres[subject], centres[reference]), facing),
+            query=Query(subject, reference), path=path,
+            path_text=written_path(path, subject, self.said, OBSERVER) if path else "",
+            path_decides=bool(path) and path[-1].composed == answer,
+            tightness=round(tightness(story_facts, d), 6),
+            layout_decides=layout_decides(story_facts, query, plan_answer, d),
+            **ladder_fields(story_facts, query, plan_answer, d, plan_path, lambda held: seen_set(held, facing)),
+            kind=kind, story_view=STORY_VIEW[kind], story_pose=story_pose, question_pose=question_pose,
+            frame_changes=FRAME_CHANGES[kind],
+            frame_angle=facing_between(story_pose.facing if story_pose else "N", facing),
+        )
 
 
 class _BalancedDraws:
@@ -379,27 +390,33 @@ def clearances(scene: Scene, points: np.ndarray) -> np.ndarray:
 def stances(scene: Scene, d: int) -> tuple[Stance, ...]:
     """Every pose a first-person camera may take, in cell and facing order: per cell, the point of
     SPOTS x SPOTS farthest from every footprint and wall (the first of equals), where that is at least
-    CLEARANCE; per facing, where the faced wall is FACED_WALL away or more."""
+    CLEARANCE; per facing, where the faced wall is FACED_WALL away or more. Every cell and facing at
+    once, each number by the same operations as one at a time: (i + u) * s, then the wall's and each
+    centre's offsets from the point."""
     s, w = scene.side / d, scene.side
-    spots = [(u, v) for u in SPOTS for v in SPOTS]
-    grid = np.array([((i + u) * s, (j + v) * s) for i in range(d) for j in range(d) for u, v in spots])
-    clear = clearances(scene, grid).reshape(d * d, len(spots))
+    i, j, u, v = (np.ravel(a) for a in np.meshgrid(np.arange(d), np.arange(d), SPOTS, SPOTS, indexing="ij"))
+    spots = len(SPOTS) ** 2
+    grid = np.stack([(i + u) * s, (j + v) * s], axis=1).reshape(d * d, spots, 2)
+    clear = clearances(scene, grid.reshape(-1, 2)).reshape(d * d, spots)
+    best = np.argmax(clear, axis=1)
+    cells = np.flatnonzero(clear[np.arange(d * d), best] >= CLEARANCE)
+    x, z = grid[cells, best[cells]].T
     centres = np.array([(o.x, o.z) for o in scene.prominent]).reshape(-1, 2)
+    offset_x, offset_z = centres[:, 0] - x[:, None], centres[:, 1] - z[:, None]  # a cell's row: each centre's
+    walls = {"N": w - z, "E": w - x, "S": z, "W": x}  # each point's distance to the wall faced
+    walled, seen = {}, {}
+    for facing in FACINGS:
+        ax, az = AHEAD[facing]
+        ahead = offset_x * ax + offset_z * az
+        across = offset_x * az - offset_z * ax
+        walled[facing] = walls[facing] >= FACED_WALL
+        seen[facing] = np.sum((ahead >= NEAR_AHEAD) & (np.abs(across) <= ahead * math.tan(SEEN_CONE)), axis=1)
     out = []
-    for index in range(d * d):
-        best = int(np.argmax(clear[index]))
-        if clear[index, best] < CLEARANCE:
-            continue
-        i, j = divmod(index, d)
-        x, z = (float(v) for v in grid[index * len(spots) + best])
-        for facing in FACINGS:
-            (ax, az) = AHEAD[facing]
-            if {"N": w - z, "E": w - x, "S": z, "W": x}[facing] < FACED_WALL:
-                continue
-            ahead = (centres[:, 0] - x) * ax + (centres[:, 1] - z) * az
-            across = (centres[:, 0] - x) * az - (centres[:, 1] - z) * ax
-            seen = int(np.sum((ahead >= NEAR_AHEAD) & (np.abs(across) <= ahead * math.tan(SEEN_CONE))))
-            out.append(Stance(Pose("", region((i, j), d), i, j, facing), (x, z), seen))
+    for k, index in enumerate(cells.tolist()):
+        ci, cj = divmod(index, d)
+        point, where = (float(x[k]), float(z[k])), region((ci, cj), d)
+        out.extend(Stance(Pose("", where, ci, cj, facing), point, int(seen[facing][k]))
+                   for facing in FACINGS if walled[facing][k])
     return tuple(out)
 
 
@@ -450,18 +467,6 @@ def observer_frame(observer: Pose, rng: Random) -> str:
     """The sentence that places you, by your region in your own words, facing one of the walls."""
     place = relation_words(seen_facing(observer.region, observer.facing), OBSERVER, "phrase")
     return sentence(rng.choice(data_json("agents.json")["frame"]).format(place=place))
-
-
-def _egocentric_story(scene: Scene, order: Sequence[str], facts: tuple[Fact, ...], you_facts: tuple[Fact, ...],
-                      observer: Pose, teller: Teller, rng: Random) -> str:
-    """The setting's facts and the facts about you, every one in your words (`teller`, in the
-    observer's wording), the objects introduced in `order`; your region in the frame sentence."""
-    return " ".join(filter(None, [
-        teller.opening(scene.room_type, scene.side, rng),
-        observer_frame(observer, rng),
-        teller.objects(order, rng),
-        *teller.told(sentences(facts + you_facts[1:], order), AGENT_VIEW, rng),
-    ]))
 
 
 def _questions(kind: str, wording: dict, query: tuple[str, str], pose: Pose, story_pose: Pose | None,

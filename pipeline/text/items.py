@@ -250,8 +250,9 @@ class Told:
     kind retelling them starts from (a hard configuration's agent rows ask their own questions)."""
 
     facts: Mapping[str, tuple[Fact, ...]]  # per setting, as its stories state them
-    stories: Mapping[tuple[str, str], str]  # per (setting, view): the story its questions are told after
     shared: Mapping[str, object]  # the fields every row of the room and configuration has
+    # (setting, view) -> the story its questions are told after, told when asked: a kind may need few of them
+    story: Callable[[str, str], str]
 
 
 class RoomItems:
@@ -353,14 +354,13 @@ class RoomItems:
         choice = self.choice(n)
         facts, _, shared = _told(scene, config, choice, self.story_objects(n, config.d), self.facts(n, config.d),
                                  self.topology(n))
-        stories = {}
-        for setting, told in facts.items():
-            said = sentences(told, choice.order)
-            for view in VIEWS:  # drawn first from its seed, as its questions' tellings draw it (Teller.setting)
-                drawn = Random(text_seed(scene.room_id, config.paper.name, setting, view))
-                stories[setting, view] = choice.teller.story(scene.room_type, scene.side, said, choice.order, view,
-                                                             drawn)
-        return Told(facts, stories, shared)
+
+        def story(setting: str, view: str) -> str:
+            # drawn first from its seed, as its questions' tellings draw it (Teller.setting)
+            drawn = Random(text_seed(scene.room_id, config.paper.name, setting, view))
+            return choice.teller.story(scene.room_type, scene.side, sentences(facts[setting], choice.order),
+                                       choice.order, view, drawn)
+        return Told(facts, shared, story)
 
 
 RECORD = Item  # the base kind's row (pipeline.text.kinds)

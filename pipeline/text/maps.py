@@ -20,13 +20,14 @@ Objects are written as single digits, so n is at most 9 (the sweep's n is 3 to 7
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 from pipeline.data import data_json
 from pipeline.errors import RoomspaceError
 from pipeline.spatial.grid import Cell
 from pipeline.text.configs import Config
-from pipeline.text.items import RCC8_SETTING, Item
+from pipeline.text.items import RCC8_SETTING, Item, init_fields
 from pipeline.text.kinds import KINDS, Room
 from pipeline.text.prompts import MAP_QUESTION
 from pipeline.text.targets import map_lines
@@ -49,20 +50,28 @@ def map_items(items: Sequence[Item], config: str) -> tuple[Item, ...]:
 
 def map_item(item: Item, config: str) -> Item:
     """The map question of an FR item's story (module docstring)."""
-    return asked_map(item, config, item.view, [(obj.name, (obj.i, obj.j)) for obj in item.objects])
+    return asked_map(Item, init_fields(item), config, item.view, [(obj.name, (obj.i, obj.j)) for obj in item.objects])
 
 
-def asked_map(item: Item, config: str, view: str, placed: Sequence[tuple[str, Cell]]) -> Item:
-    """A question asking for a map of `placed` (each a name and its witness cell, in the order the map
-    numbers them) in `view`'s words, of `item`'s story and facts, as configuration `config`: a record
-    of `item`'s type."""
-    most = MOST_OBJECTS - (len(placed) - len(item.objects))  # an egocentric story's observer is drawn too
-    if item.n > most:
+def asked_map(record: type[Item], told: Mapping, config: str, view: str, placed: Sequence[tuple[str, Cell]]) -> Item:
+    """A `record` asking for a map of `placed` (each a name and its witness cell, in the order the map
+    numbers them) in `view`'s words, as configuration `config`, made from the fields of a question of
+    its story (`told`: its story, facts and the rest; fields of other records in it are left out, and one
+    with a default may be missing)."""
+    most = MOST_OBJECTS - (len(placed) - len(told["objects"]))  # an egocentric story's observer is drawn too
+    if told["n"] > most:
         raise RoomspaceError(f"{config}: a map writes each object as one digit, so n is at most {most}, "
-                             f"not {item.n}; ask for maps of a configuration with fewer objects")
-    question = data_json("prompts.json")["map"]["question"][view].format(d=item.d, you=len(placed))
-    witness = "\n".join(map_lines([cell for _, cell in placed], item.d))
-    return dataclasses.replace(
-        item, id=f"{item.room_id}-{config}-{item.setting}-{view}-{MAP_QUESTION}", config=config, view=view,
-        question_type=MAP_QUESTION, question=question, options=tuple(name for name, _ in placed),
-        answer=witness, candidate=None)
+                             f"not {told['n']}; ask for maps of a configuration with fewer objects")
+    question = data_json("prompts.json")["map"]["question"][view].format(d=told["d"], you=len(placed))
+    witness = "\n".join(map_lines([cell for _, cell in placed], told["d"]))
+    return record(**{name: told[name] for name in _told_fields(record) if name in told},
+                   id=f"{told['room_id']}-{config}-{told['setting']}-{view}-{MAP_QUESTION}", config=config, view=view,
+                   question_type=MAP_QUESTION, question=question, options=tuple(name for name, _ in placed),
+                   answer=witness, candidate=None)
+
+
+@lru_cache(maxsize=None)
+def _told_fields(record: type[Item]) -> tuple[str, ...]:
+    """The fields of a map question of `record` that are its story's question's (`asked_map` sets the others)."""
+    asked = {"id", "config", "view", "question_type", "question", "options", "answer", "candidate"}
+    return tuple(f.name for f in dataclasses.fields(record) if f.init and f.name not in asked)

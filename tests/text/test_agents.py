@@ -15,7 +15,7 @@ from pipeline.spatial.relations import DIRECTIONS, direction, relation_words
 from pipeline.testing.oracle import oracle_answer_set
 from pipeline.text.agents import AGENT, CLEARANCE, FACED_WALL, FRAME_CHANGES, FRAMINGS, agent_items, camera_point
 from pipeline.text.configs import Config
-from pipeline.text.items import room_items
+from pipeline.text.items import RoomItems
 from pipeline.text.pictured import _plan_picture, clear_pairs, first_person_poses
 from pipeline.text.prompts import row_prompt
 
@@ -30,9 +30,10 @@ def rooms(scenes, request):
     found = []
     for index in range(SCENE_COUNT):
         scene = load_scene(scene_path(scenes, SCENE_SEED, index))
-        items = room_items(scene, request.param)
+        made = RoomItems(scene)
+        items = made(request.param)
         if items:
-            found.append((scene, items, agent_items(scene, items)))
+            found.append((scene, items, agent_items(scene, made.told(request.param))))
     assert len(found) >= 5
     return found
 
@@ -156,7 +157,7 @@ def test_the_relation_asked_is_what_the_questions_observer_sees(rooms):
 
 def test_same_room_same_rows(rooms):
     scene, items, rows = rooms[0]
-    assert agent_items(scene, items) == rows
+    assert agent_items(scene, RoomItems(scene).told(Config.parse(items[0].config))) == rows
     assert set(DIRECTIONS) >= {c for r in rows for c in r.answer_set}
 
 

@@ -242,8 +242,8 @@ def test_balanced_agent_rows_ask_undescribed_pairs_from_the_stances_their_framin
     apart = against = 0
     for index in (1, 4, 7):
         scene = handmade_scene(index)
-        rows = agent_items(scene, room_items(scene, BALANCED))
-        assert rows == agent_items(scene, room_items(scene, BALANCED))
+        rows = agent_items(scene, RoomItems(scene).told(BALANCED))
+        assert rows == agent_items(scene, RoomItems(scene).told(BALANCED))
         names = [o.name for o in rows[0].objects]
         described = {frozenset((names[a], names[b])) for a, b in described_pairs(PAPER.n, PAPER.m)}
         cells = {o.name: (o.i, o.j) for o in rows[0].objects}

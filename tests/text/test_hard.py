@@ -19,7 +19,7 @@ from pipeline.spatial.frames import OBSERVER, TOP_DOWN, seen_set
 from pipeline.spatial.ladder import story_variables
 from pipeline.spatial.relations import DIRECTIONS, REGIONS, alike
 from pipeline.spatial.topology import ROOM
-from pipeline.text.agents import AGENT, FRAMINGS, hard_agent_items
+from pipeline.text.agents import AGENT, FRAMINGS, agent_items
 from pipeline.text.configs import HARD_N, Config, parse_configs
 from pipeline.text.items import (CONSISTENCY_FORM, FORMS, REGION_LABELS, REGIONS_FORM, RELATION_FORM, RoomItems,
                                  beyond_local)
@@ -44,7 +44,7 @@ def hard_agent_rows(scenes) -> list[tuple]:
         items = RoomItems(scene)
         for config in HARD:
             told = items.told(config)
-            found.append((scene, config, told, items(config), () if told is None else hard_agent_items(scene, told)))
+            found.append((scene, config, told, items(config), () if told is None else agent_items(scene, told)))
     return found
 
 
@@ -230,9 +230,9 @@ def test_hard_agent_rows_retell_the_hard_stories_and_skip_what_has_none(hard_age
             assert told is None and not rows and not base
             continue
         for row in base:  # the base's questions are told after the same stories, whatever they ask
-            assert row.story == told.stories[row.setting, row.view]
+            assert row.story == told.story(row.setting, row.view)
         for row in rows:
             if row.kind in ("plan", "door"):
-                assert row.story == told.stories[row.setting, TOP_DOWN if row.kind == "plan" else OBSERVER]
+                assert row.story == told.story(row.setting, TOP_DOWN if row.kind == "plan" else OBSERVER)
             assert row.config == f"agent_{config.name}" and row.id.startswith(f"{scene.room_id}-agent_{config.name}-")
-        assert len({row.id for row in rows}) == len(rows) and hard_agent_items(scene, told) == rows
+        assert len({row.id for row in rows}) == len(rows) and agent_items(scene, told) == rows

@@ -7,6 +7,7 @@ import dataclasses
 import pytest
 from conftest import SCENE_COUNT, SCENE_SEED
 
+from pipeline.dataset.build import RoomWork
 from pipeline.dataset.rows import records_table
 from pipeline.errors import RoomspaceError
 from pipeline.evaluate.answers import parse_map
@@ -14,8 +15,8 @@ from pipeline.scene.scene_file import load_scene, scene_path
 from pipeline.spatial.facts import SETTINGS, facts_held
 from pipeline.spatial.frames import quarters, seen_facing, turn_cell
 from pipeline.spatial.relations import DIRECTIONS, VIEWS
-from pipeline.text.agent_maps import agent_map_item, agent_map_items
-from pipeline.text.agents import AGENT, agent_items
+from pipeline.text.agent_maps import agent_map_item
+from pipeline.text.agents import AGENT
 from pipeline.text.configs import Config
 from pipeline.text.items import RoomItems
 from pipeline.text.maps import map_item, map_items
@@ -37,12 +38,14 @@ def rooms(scenes) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def egocentric(scenes, rooms) -> list[tuple]:
-    """Per room of CONFIGS[0] with items, its agent rows and their egocentric map questions."""
+    """Per room of CONFIGS[0] with items, its agent rows and its egocentric map questions, made as a build
+    makes them: from the room's egocentric stories alone (agent_maps.rows), not from its agent rows."""
     out = []
     for index, room in enumerate(rooms):
         if room[CONFIGS[0]]:
-            agents = agent_items(load_scene(scene_path(scenes, SCENE_SEED, index)), room[CONFIGS[0]])
-            out.append((agents, agent_map_items(agents, "agent_map_n5_m4_d144")))
+            path = scene_path(scenes, SCENE_SEED, index)
+            work = RoomWork(load_scene(path), path)
+            out.append((work.rows("agent", CONFIGS[0]), work.rows("agent_map", CONFIGS[0])))
     return out
 
 
@@ -124,6 +127,14 @@ def test_an_egocentric_story_asks_one_map_per_setting_with_the_observer_drawn_la
             assert (row.story, row.objects, row.story_pose) == (told.story, told.objects, told.story_pose)
             assert row.options == (*(obj.name for obj in row.objects), AGENT)
             assert (row.answer_set, row.true_relation) == (told.answer_set, told.true_relation)  # already seen facing
+
+
+def test_an_egocentric_map_made_from_the_story_alone_is_its_egocentric_rows_map(egocentric):
+    """A build makes the egocentric maps without the agent rows, whose question texts draw on every framing's
+    answers in the room: each is the map question of its setting's egocentric FR row all the same."""
+    for agents, maps in egocentric:
+        asked = [row for row in agents if row.kind == "agent" and row.question_type == "FR"]
+        assert maps == tuple(agent_map_item(row, "agent_map_n5_m4_d144") for row in asked)
 
 
 def test_an_egocentric_map_is_the_plan_turned_so_the_faced_wall_is_at_the_top(egocentric):
