@@ -8,10 +8,11 @@ import numpy as np
 import pandas as pd
 import procthor.databases as databases
 import procthor.generation.objects as objects
+import procthor.generation.wall_objects as wall_objects
 import pytest
 from procthor.generation.asset_groups import AssetGroupGenerator
 from procthor.generation.objects import OrthogonalPolygon, ProceduralRoom
-from shapely.geometry import box
+from shapely.geometry import LineString, box
 
 from pipeline.scene.procthor.fast_procthor import installed
 from pipeline.scene.procthor.fast_procthor.asset_groups import (STOCK_SET_DIMENSIONS, STOCK_SPAWNABLE_ASSET_GROUP_INFO,
@@ -19,7 +20,8 @@ from pipeline.scene.procthor.fast_procthor.asset_groups import (STOCK_SET_DIMENS
 from pipeline.scene.procthor.fast_procthor import rectangles
 from pipeline.scene.procthor.fast_procthor.rectangles import (STOCK_JOIN, STOCK_SAMPLE_NEXT_RECTANGLE,
                                                      join_neighboring_rectangles, sample_next_rectangle)
-from pipeline.scene.procthor.fast_procthor.rows import KeptRows
+from pipeline.scene.procthor.fast_procthor.rows import KeptRows, records
+from pipeline.scene.procthor.fast_procthor.walls import STOCK_GET_ASSETS_DF, get_assets_df
 from pipeline.scene.procthor.offline_thor import OfflineController
 
 
@@ -197,6 +199,29 @@ def test_rows_are_read_as_to_dict_reads_them(room_type):
             row = frame.iloc[[position]]
             expected = (row.reset_index() if with_index else row).to_dict(orient="records")[0]
             assert typed(rows.record(position, with_index=with_index)) == typed(expected)
+
+
+def test_records_are_read_as_to_dict_reads_them():
+    """A room's free wall lines (floats, line strings, wall ids) and a frame of numpy and object values."""
+    walls = {"wall|1|0.00|0.00|5.00|0.00": [LineString([(0, 0), (1.25, 0)]), LineString([(2.5, 0), (5, 0)])],
+             "wall|1|5.00|0.00|5.00|5.00": [LineString([(5, 0), (5, 4.75)])]}
+    lines = wall_objects.get_line_string_df_map(room_to_wall_to_string={1: walls})[1]
+    mixed = pd.DataFrame({"count": np.arange(3), "flag": [True, False, True], "size": np.array([0.5, 1.0, 2.0]),
+                          "boxed": pd.Series([np.float64(1.5), np.int64(2), "x"], dtype=object), "name": ["a", "b", "c"]})
+    for frame in (lines, mixed, mixed.iloc[:0], pd.DataFrame(index=range(2))):
+        assert [typed(row) for row in records(frame)] == [typed(row) for row in frame.to_dict(orient="records")]
+
+
+@pytest.mark.parametrize("split", ["train", "val"])
+def test_wall_asset_frames_are_stocks_made_once_and_copied(split):
+    for asset_type in ("Television", "Painting", "Window"):
+        fast = get_assets_df(split=split, asset_type=asset_type)
+        pd.testing.assert_frame_equal(fast, STOCK_GET_ASSETS_DF(split=split, asset_type=asset_type), check_exact=True)
+        fast.loc[fast.index[0], "xSize"] = -1.0  # a caller's change stays in its copy
+        assert get_assets_df(split=split, asset_type=asset_type)["xSize"].min() > 0
+    with installed():
+        assert wall_objects.get_assets_df is get_assets_df
+    assert wall_objects.get_assets_df is STOCK_GET_ASSETS_DF
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")

@@ -44,8 +44,10 @@ ones). Each item names the module of this package that holds it.
    would still hold, so choosing an asset narrows a mask where stock filters a frame.
 6. `wall_objects.add_paintings` and `add_windows` (`walls`), which filter, drop from and append
    to a room's frame of free wall lines, and filter and drop from the frame of paintings or
-   windows, for every one placed: a list of the lines' records, and the assets as a frame's
-   rows drawn from as in 5.
+   windows, for every one placed: a list of the lines' records (read a column at a time, as
+   `to_dict` gives them), and the assets as a frame's rows drawn from as in 5; and
+   `wall_objects.get_assets_df`, a frame of the asset database's televisions, paintings or
+   windows built for every house, made once per split and type and copied.
 7. `get_spawnable_asset_group_info` (`asset_groups`; ProceduralRoom reads it through
    `procthor.generation.objects`, so both names are swapped), which builds the table of asset
    groups, a DataFrame of a dozen columns and one per asset type, from a list of dicts for every
@@ -68,7 +70,7 @@ from pipeline.scene.procthor.fast_procthor.asset_groups import (asset_group_post
 from pipeline.scene.procthor.fast_procthor.floor_assets import SPAWNABLE_ASSET_GROUPS, SPAWNABLE_ASSETS, sample_asset
 from pipeline.scene.procthor.fast_procthor.rectangles import (get_all_rectangles, get_neighboring_rectangles,
                                                      join_neighboring_rectangles, sample_next_rectangle)
-from pipeline.scene.procthor.fast_procthor.walls import add_paintings, add_windows
+from pipeline.scene.procthor.fast_procthor.walls import add_paintings, add_windows, get_assets_df
 from pipeline.scene.procthor.patching import patched
 
 
@@ -90,5 +92,6 @@ def installed() -> Iterator[None]:
             patched(wall_objects, "add_paintings", add_paintings), \
             patched(databases, "get_spawnable_asset_group_info", spawnable_asset_group_info), \
             patched(objects, "get_spawnable_asset_group_info", spawnable_asset_group_info), \
-            patched(ProceduralRoom, "sample_next_rectangle", sample_next_rectangle):
+            patched(ProceduralRoom, "sample_next_rectangle", sample_next_rectangle), \
+            patched(wall_objects, "get_assets_df", get_assets_df):
         yield

@@ -62,6 +62,20 @@ class KeptRowsAttribute:
         return room.__dict__[self.key]
 
 
+def records(frame: pd.DataFrame) -> list[dict]:
+    """`frame.to_dict(orient="records")`, read a column at a time.
+
+    `to_dict` iterates the rows (numpy values as Python scalars, `item()`) and boxes the values of
+    object columns with `maybe_box_native`; a column's `tolist()` gives the same Python scalars,
+    and boxing every value is the same (it leaves Python scalars and other objects as they are).
+    """
+    columns = frame.columns.tolist()
+    if not columns:
+        return [{} for _ in range(len(frame))]
+    values = [map(maybe_box_native, frame[column].tolist()) for column in columns]
+    return [dict(zip(columns, row)) for row in zip(*values)]
+
+
 def sample_position(positions: np.ndarray) -> int:
     """The row that `.sample()` of the frame of these rows draws: pandas takes row
     `np.random.choice(len(frame), size=1, replace=False)[0]`, the same call as here."""

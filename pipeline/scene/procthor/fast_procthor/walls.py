@@ -3,13 +3,28 @@
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 
 import numpy as np
+import pandas as pd
 import procthor.generation.wall_objects as wall_objects
 from procthor.utils.types import BoundingBox, Object, Vector3, Window
 from shapely.geometry import MultiLineString
 
-from pipeline.scene.procthor.fast_procthor.rows import KeptRows, sample_position
+from pipeline.scene.procthor.fast_procthor.rows import KeptRows, records, sample_position
+
+STOCK_GET_ASSETS_DF = wall_objects.get_assets_df
+
+
+@lru_cache(maxsize=None)
+def _assets_frame(split: str, asset_type: str) -> pd.DataFrame:
+    return STOCK_GET_ASSETS_DF(split=split, asset_type=asset_type)
+
+
+def get_assets_df(split: str, asset_type: str) -> pd.DataFrame:
+    """`wall_objects.get_assets_df`, made once per split and type and copied for every call: it reads
+    only ProcTHOR's asset database, loaded once at import and never changed."""
+    return _assets_frame(split, asset_type).copy()
 
 
 def add_paintings(partial_house, rooms, split, wall_map, ceiling_height, tvs_per_room, rooms_lines_df_map,
@@ -30,7 +45,7 @@ def add_paintings(partial_house, rooms, split, wall_map, ceiling_height, tvs_per
     max_paintings_in_rooms = random.choices(k=len(rooms_lines_df_map), **wall_objects.PAINTINGS_PER_ROOM)
     min_painting_size = sizes.min() if len(sizes) else np.nan  # Series.min() of no values is NaN
     for max_paintings_in_room, (room_id, room_lines_df) in zip(max_paintings_in_rooms, rooms_lines_df_map.items()):
-        room_lines = room_lines_df.to_dict(orient="records")
+        room_lines = records(room_lines_df)
         for painting_i in range(max_paintings_in_room):
             room_lines = [line for line in room_lines if line["length"] > min_painting_size]
             if not room_lines or not paintings.keep.any():
@@ -111,7 +126,7 @@ def add_windows(partial_house, rooms, boundary_groups, split, room_type_map, wal
     partial_house.windows = []
     max_windows_in_rooms = random.choices(k=len(rooms_lines_df_map), **wall_objects.WINDOWS_PER_ROOM)
     for max_windows_in_room, (room_id, room_lines_df) in zip(max_windows_in_rooms, rooms_lines_df_map.items()):
-        room_lines = [line for line in room_lines_df.to_dict(orient="records")
+        room_lines = [line for line in records(room_lines_df)
                       if line["wallId"] not in remove_wall_ids and line["length"] > min_window_size]
         for window_i in range(max_windows_in_room):
             if not room_lines:
