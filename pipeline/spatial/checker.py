@@ -4,10 +4,11 @@ The question: which of the nine directions of query[0] relative to query[1] leav
 satisfiable on the d x d grid. Variables are objects, values are cells, constraints are facts.
 
 How it stays exact and fast:
-- every relation is a precomputed table over value pairs, held as Python-int bitsets: row v of
-  a table is the set of values of B compatible with A = v, so revising a domain is a few
-  bitwise ANDs;
-- search is backtracking that keeps the network arc consistent (MAC) after every choice;
+- every relation is a precomputed table over value pairs, held as bitsets (Python ints, and rows
+  of 64-bit words for the compiled loops): row v of a table is the set of values of B compatible
+  with A = v, so revising a domain is a few bitwise ORs and ANDs;
+- search is backtracking that keeps the network arc consistent (MAC) after every choice; both,
+  and R2's path closure, run compiled (pipeline.spatial.propagation);
 - directions, regions and NTPP are each a conjunction of one condition on i and one on j, so a
   problem with only those facts splits into two independent problems over d values, and its
   answer is the product of the two axes' answers. TPP ("on some border row OR column") and
