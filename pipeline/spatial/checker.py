@@ -898,8 +898,8 @@ def _path_closure(domains: list[int], binary: dict[Arc, list[str]], arcs: dict[A
     n = len(domains)
     pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
     stated = np.zeros((n, n), dtype=np.int64)
-    for a, b in pairs:
-        stated[a, b] = _bits(x for x in range(len(atoms.codes)) if atoms.codes[x] >= set(binary.get((a, b), ())))
+    for a, b in pairs:  # the atoms holding every code stated of the pair
+        stated[a, b] = reduce(and_, (_code_atoms(code, d) for code in binary.get((a, b), ())), atoms.every)
     closed = np.full((n, n), atoms.every, dtype=np.int64)
     words = _words(domains, atoms.cell_words.shape[2])
     if not propagation.path_closure(words, stated, closed, atoms.compose, atoms.converses, atoms.cell_words):
