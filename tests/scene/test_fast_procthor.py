@@ -89,6 +89,37 @@ def test_the_largest_rectangle_is_the_one_stock_picks():
     assert found_on_the_grid >= 8
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_a_room_samples_the_rectangles_stock_samples_and_keeps_the_same_set():
+    """A room's uncached and cached rectangles, its kept set read after each and the random state: stock's,
+    the largest found on the grid (its set made when read) and drawn by area (stock's own code) both run."""
+    paths = []
+    found_on_the_grid = rectangles._largest_rectangle
+
+    def spied(polygon):
+        paths.append(found_on_the_grid(polygon) is not None)
+        return found_on_the_grid(polygon)
+
+    def sampled(seed: int) -> list:
+        random.seed(seed)
+        room = ProceduralRoom(polygon=free_space(seed, 1 + seed % 2).polygon, room_type="Bedroom", room_id=2,
+                              split="train", door_polygons=[], controller=OfflineController())
+        out = []
+        for cached in (False, True, True, False):
+            if cached:
+                room.last_rectangles.remove(out[-1][0])
+            rect = room.sample_next_rectangle(cache_rectangles=cached)
+            out.append((rect, repr(list(room.last_rectangles)), random.getstate()))
+        return out
+
+    for seed in range(10):
+        stock = sampled(seed)
+        with installed(), pytest.MonkeyPatch.context() as patch:
+            patch.setattr(rectangles, "_largest_rectangle", spied)
+            assert sampled(seed) == stock, f"seed {seed}"
+    assert any(paths) and len(paths) < 20  # the largest found on the grid, and some drawn by area
+
+
 def test_tied_largest_rectangles_are_left_to_stock():
     """Two rectangles of the largest area: stock's pick is the first in its set's order, so stock picks."""
     polygon = OrthogonalPolygon(box(0, 0, 6, 6).difference(box(2.5, 0, 3.5, 6)))

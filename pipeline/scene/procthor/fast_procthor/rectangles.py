@@ -3,8 +3,12 @@ package docstring, which say why each replacement is exact)."""
 
 from __future__ import annotations
 
+import random
+from dataclasses import dataclass
+
 import numpy as np
 import shapely
+import procthor.generation.objects as procthor_objects
 from procthor.generation.objects import OrthogonalPolygon, ProceduralRoom
 
 Rect = tuple[float, float, float, float]  # (x0, z0, x1, z1)
@@ -197,20 +201,60 @@ def get_all_rectangles(self: OrthogonalPolygon) -> set[Rect]:
     return curr_rects
 
 
+@dataclass(frozen=True)
+class _Unmade:
+    """The rectangles of an open polygon, not made yet: its geometry then (shapely's are immutable)."""
+
+    polygon: object
+
+
+class LastRectangles:
+    """`ProceduralRoom.last_rectangles`: what stock keeps there, the set made when first read if it was left unmade.
+
+    The set is a function of the polygon's geometry alone (`get_all_rectangles`), so an
+    `OrthogonalPolygon` of the geometry of then makes the set stock would have made then.
+    """
+
+    key = "_kept_last_rectangles"
+
+    def __get__(self, room: ProceduralRoom | None, owner: type | None = None):
+        if room is None:
+            return self
+        value = room.__dict__[self.key]
+        if isinstance(value, _Unmade):
+            value = room.__dict__[self.key] = OrthogonalPolygon(value.polygon).get_all_rectangles()
+        return value
+
+    def __set__(self, room: ProceduralRoom, value) -> None:
+        room.__dict__[self.key] = value
+
+
+def _next_random() -> float:
+    """What the next `random.random()` will give, without drawing it."""
+    state = random.getstate()
+    value = random.random()
+    random.setstate(state)
+    return value
+
+
 def sample_next_rectangle(self: ProceduralRoom, choose_largest_rectangle: bool = False,
                           cache_rectangles: bool = False) -> Rect | None:
-    """`ProceduralRoom.sample_next_rectangle`, the largest of new rectangles found on the grid when only one is largest.
+    """`ProceduralRoom.sample_next_rectangle`, the largest of new rectangles found on the grid when one alone is largest.
 
-    Asked for the largest (only the agent's starting pose asks, once the room is furnished), stock
-    makes every rectangle of the open polygon, the most cut up it gets, and returns the first of
-    largest area in the set's order, with no random draw. When one rectangle alone has that area,
-    the set's order does not matter and `_largest_rectangle` gives it without making the set; else
-    stock runs. Stock also keeps the set as `last_rectangles`, which only `add_floor_objects` reads,
-    within its loop, and which the next uncached call replaces: that loop is over for good here,
-    so it is left as it was.
+    Stock makes every rectangle of the open polygon, keeps the set as `last_rectangles`, and
+    returns the first of largest area in the set's order when asked to (the agent's pose) or when
+    its draw `random.random() < P_LARGEST_RECTANGLE` says so (four times in five), else one drawn
+    by area. When the largest is asked for or will be drawn (the draw is looked at before it is
+    made) and one rectangle alone has the largest area, the set's order does not matter:
+    `_largest_rectangle` gives it from the grid, stock's draw is made, and the set is left unmade
+    until `last_rectangles` is read (`add_floor_objects` reads it when no asset fit the
+    rectangle). Otherwise stock runs.
     """
-    if choose_largest_rectangle and not cache_rectangles:
+    if not cache_rectangles and (choose_largest_rectangle or _next_random() < procthor_objects.P_LARGEST_RECTANGLE):
         largest = _largest_rectangle(self.open_polygon)
         if largest is not None:
+            if not choose_largest_rectangle:
+                random.random()  # stock's draw, as looked at
+            self.last_rectangles = _Unmade(self.open_polygon.polygon)
             return largest
     return STOCK_SAMPLE_NEXT_RECTANGLE(self, choose_largest_rectangle, cache_rectangles)
