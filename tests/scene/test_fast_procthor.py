@@ -75,13 +75,17 @@ def test_all_rectangles_stop_at_the_count_of_the_grid_and_match_stock(seed, hole
     assert repr(list(fast)) == repr(list(stock))
 
 
+def largest_on_the_grid(polygon: OrthogonalPolygon) -> tuple | None:
+    return rectangles.UnmadeRectangles(polygon, rectangles._neighboring(polygon)[2]).largest()
+
+
 def test_the_largest_rectangle_is_the_one_stock_picks():
     """The agent's pose asks for the largest rectangle: stock's pick from the whole set, found on the grid
     when one rectangle alone is largest (most rooms here), with no random draw."""
     found_on_the_grid = 0
     for seed in range(12):
         polygon = free_space(seed, 1 + seed % 3)
-        found_on_the_grid += rectangles._largest_rectangle(polygon) is not None
+        found_on_the_grid += largest_on_the_grid(polygon) is not None
         stock = STOCK_SAMPLE_NEXT_RECTANGLE(SimpleNamespace(open_polygon=polygon), choose_largest_rectangle=True)
         random_state = random.getstate()
         fast = sample_next_rectangle(SimpleNamespace(open_polygon=polygon), choose_largest_rectangle=True)
@@ -90,43 +94,68 @@ def test_the_largest_rectangle_is_the_one_stock_picks():
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
-def test_a_room_samples_the_rectangles_stock_samples_and_keeps_the_same_set():
-    """A room's uncached and cached rectangles, its kept set read after each and the random state: stock's,
-    the largest found on the grid (its set made when read) and drawn by area (stock's own code) both run."""
+@pytest.mark.parametrize("read_between", [False, True])
+def test_a_room_samples_the_rectangles_stock_samples_and_keeps_the_same_set(read_between):
+    """A room's picks as add_floor_objects makes them (one of new rectangles, then cached ones, each after
+    removing the last pick), the set kept and the random state: stock's. The largest found on the grid
+    (the kept set made when used: at once when read between, else only at the end) and drawn by area
+    (stock's own code) both run."""
     paths = []
-    found_on_the_grid = rectangles._largest_rectangle
 
-    def spied(polygon):
-        paths.append(found_on_the_grid(polygon) is not None)
-        return found_on_the_grid(polygon)
+    def spied(self):
+        found = STOCK_LARGEST(self)
+        paths.append("grid" if found is not None else "tie")
+        return found
+
+    def stock_ran(*args):
+        paths.append("stock")
+        return STOCK_SAMPLE_NEXT_RECTANGLE(*args)
 
     def sampled(seed: int) -> list:
         random.seed(seed)
         room = ProceduralRoom(polygon=free_space(seed, 1 + seed % 2).polygon, room_type="Bedroom", room_id=2,
                               split="train", door_polygons=[], controller=OfflineController())
         out = []
-        for cached in (False, True, True, False):
+        for cached in (False, True, True, True, False, True):
             if cached:
                 room.last_rectangles.remove(out[-1][0])
             rect = room.sample_next_rectangle(cache_rectangles=cached)
-            out.append((rect, repr(list(room.last_rectangles)), random.getstate()))
-        return out
+            out.append((rect, repr(list(room.last_rectangles)) if read_between else None, random.getstate()))
+        return out + [repr(list(room.last_rectangles))]
 
     for seed in range(10):
         stock = sampled(seed)
         with installed(), pytest.MonkeyPatch.context() as patch:
-            patch.setattr(rectangles, "_largest_rectangle", spied)
+            patch.setattr(rectangles.UnmadeRectangles, "largest", spied)
+            patch.setattr(rectangles, "STOCK_SAMPLE_NEXT_RECTANGLE", stock_ran)
             assert sampled(seed) == stock, f"seed {seed}"
-    assert any(paths) and len(paths) < 20  # the largest found on the grid, and some drawn by area
+    assert paths.count("grid") >= 12 and paths.count("stock") >= 5  # the largest found on the grid, and stock's picks
+
+
+STOCK_LARGEST = rectangles.UnmadeRectangles.largest
 
 
 def test_tied_largest_rectangles_are_left_to_stock():
     """Two rectangles of the largest area: stock's pick is the first in its set's order, so stock picks."""
     polygon = OrthogonalPolygon(box(0, 0, 6, 6).difference(box(2.5, 0, 3.5, 6)))
-    assert rectangles._largest_rectangle(polygon) is None
+    assert largest_on_the_grid(polygon) is None
     room = SimpleNamespace(open_polygon=polygon)
     assert sample_next_rectangle(room, choose_largest_rectangle=True) in {(0.0, 0.0, 2.5, 6.0), (3.5, 0.0, 6.0, 6.0)}
     assert room.last_rectangles == polygon.get_all_rectangles()  # stock ran and kept its set
+
+
+def test_unmade_rectangles_are_removed_as_a_set_removes_them():
+    polygon = free_space(2, 2)
+    made = polygon.get_all_rectangles()
+    unmade = rectangles.UnmadeRectangles(polygon, rectangles._neighboring(polygon)[2])
+    first, second = list(made)[:2]
+    for rect in (first, second):
+        made.remove(rect)
+        unmade.remove(rect)
+    for absent in (first, (0.0, 0.0, 6.0, 6.0), (0.0, 0.0, 0.5, 0.25)):
+        with pytest.raises(KeyError):
+            unmade.remove(absent)
+    assert not unmade.is_made() and repr(list(unmade)) == repr(list(made)) and len(unmade) == len(made)
 
 
 def test_no_cell_inside_means_no_rectangle():

@@ -34,8 +34,8 @@ ones). Each item names the module of this package that holds it.
    every rectangle of whole inside cells, counted from the grid: stock's last round, which adds
    nothing), run on every change of a room's open polygon, and `ProceduralRoom.sample_next_rectangle`,
    whose pick is the largest rectangle four times in five and for the agent's pose: found on the
-   grid when one alone is largest, the set of them (`last_rectangles`) made only if read
-   (`rectangles`); `AssetGroupGenerator.__attrs_post_init__` (a group's copied,
+   grid when one alone is largest, also among the rectangles kept after removals, the set of them
+   (`last_rectangles`) made only if used (`rectangles`); `AssetGroupGenerator.__attrs_post_init__` (a group's copied,
    flattened data made once and unpickled after; `asset_groups`). Each says why it is exact.
 5. `ProceduralRoom.sample_asset` (`floor_assets`, `rows`), which filters the room's asset and
    asset-group frames several times per object (each filter a `take` over every column) and
@@ -69,9 +69,8 @@ from procthor.generation.objects import OrthogonalPolygon, ProceduralRoom
 from pipeline.scene.procthor.fast_procthor.asset_groups import (asset_group_post_init, read_once, set_dimensions,
                                                               spawnable_asset_group_info)
 from pipeline.scene.procthor.fast_procthor.floor_assets import SPAWNABLE_ASSET_GROUPS, SPAWNABLE_ASSETS, sample_asset
-from pipeline.scene.procthor.fast_procthor.rectangles import (LastRectangles, get_all_rectangles,
-                                                     get_neighboring_rectangles, join_neighboring_rectangles,
-                                                     sample_next_rectangle)
+from pipeline.scene.procthor.fast_procthor.rectangles import (get_all_rectangles, get_neighboring_rectangles,
+                                                     join_neighboring_rectangles, sample_next_rectangle)
 from pipeline.scene.procthor.fast_procthor.walls import add_paintings, add_windows, get_assets_df
 from pipeline.scene.procthor.patching import patched
 
@@ -95,6 +94,5 @@ def installed() -> Iterator[None]:
             patched(databases, "get_spawnable_asset_group_info", spawnable_asset_group_info), \
             patched(objects, "get_spawnable_asset_group_info", spawnable_asset_group_info), \
             patched(ProceduralRoom, "sample_next_rectangle", sample_next_rectangle), \
-            patched(ProceduralRoom, "last_rectangles", LastRectangles()), \
             patched(wall_objects, "get_assets_df", get_assets_df):
         yield

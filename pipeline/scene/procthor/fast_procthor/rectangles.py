@@ -4,7 +4,6 @@ package docstring, which say why each replacement is exact)."""
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 
 import numpy as np
 import shapely
@@ -127,30 +126,6 @@ def _grid_rectangles(inside: np.ndarray) -> int:
     return int(runs.sum())
 
 
-def _largest_rectangle(polygon: OrthogonalPolygon) -> Rect | None:
-    """The one rectangle of whole inside cells of the largest area, or None when none or several have it.
-
-    Every rectangle of whole inside cells is an x-interval of columns full over a z-interval; its
-    area is computed as stock computes it, `(x1 - x0) * (z1 - z0)` on the grid's floats (numpy's
-    float64 operations round as Python's do). Sets `polygon.area`, as making the rectangles does.
-    """
-    inside = _neighboring(polygon)[2]
-    if not inside.size:
-        return None
-    full, z0, z1 = _full_columns(inside)
-    prefix = np.concatenate([np.zeros((1, full.shape[1]), dtype=np.int64), np.cumsum(full, axis=0)])
-    x0, x1 = np.triu_indices(inside.shape[0] + 1, 1)
-    whole = (prefix[x1] - prefix[x0]) == (x1 - x0)[:, None]  # x-intervals by z-intervals
-    xs, zs = polygon.unique_xs, polygon.unique_zs
-    widths, depths = np.array(xs)[x1] - np.array(xs)[x0], np.array(zs)[z1] - np.array(zs)[z0]
-    area = np.where(whole, widths[:, None] * depths[None, :], 0.0)
-    best = area.max()
-    if not best > 0 or np.count_nonzero(area == best) != 1:
-        return None
-    i, k = np.unravel_index(area.argmax(), area.shape)
-    return xs[x0[i]], zs[z0[k]], xs[x1[i]], zs[z1[k]]
-
-
 def get_neighboring_rectangles(self: OrthogonalPolygon) -> set[Rect]:
     """`OrthogonalPolygon.get_neighboring_rectangles` with one `shapely.contains_xy` over all cell midpoints.
 
@@ -201,32 +176,84 @@ def get_all_rectangles(self: OrthogonalPolygon) -> set[Rect]:
     return curr_rects
 
 
-@dataclass(frozen=True)
-class _Unmade:
-    """The rectangles of an open polygon, not made yet: its geometry then (shapely's are immutable)."""
-
-    polygon: object
-
-
-class LastRectangles:
-    """`ProceduralRoom.last_rectangles`: what stock keeps there, the set made when first read if it was left unmade.
+class UnmadeRectangles:
+    """What stock keeps as `last_rectangles` after a largest rectangle found on the grid: the set of the open
+    polygon's rectangles, made when first used as a set (iterated or counted).
 
     The set is a function of the polygon's geometry alone (`get_all_rectangles`), so an
-    `OrthogonalPolygon` of the geometry of then makes the set stock would have made then.
+    `OrthogonalPolygon` of the geometry of then (shapely's are immutable) makes the set stock made
+    then. Until it is made, the rectangles removed from it (`add_floor_objects` removes the one no
+    asset fit) are recorded, checked as `set.remove` checks them (a rectangle of whole inside cells
+    of the grid, not removed yet), and removed from the set in the same order once it is made; and
+    the largest of the rest can still be found on the grid.
     """
 
-    key = "_kept_last_rectangles"
+    def __init__(self, polygon: OrthogonalPolygon, inside: np.ndarray) -> None:
+        self.geometry = polygon.polygon
+        self.xs, self.zs, self.inside = polygon.unique_xs, polygon.unique_zs, inside
+        self.removed: list[Rect] = []
+        self._made: set[Rect] | None = None
+        self._areas: tuple[np.ndarray, ...] | None = None
 
-    def __get__(self, room: ProceduralRoom | None, owner: type | None = None):
-        if room is None:
-            return self
-        value = room.__dict__[self.key]
-        if isinstance(value, _Unmade):
-            value = room.__dict__[self.key] = OrthogonalPolygon(value.polygon).get_all_rectangles()
-        return value
+    def made(self) -> set[Rect]:
+        if self._made is None:
+            self._made = OrthogonalPolygon(self.geometry).get_all_rectangles()
+            for rect in self.removed:
+                self._made.remove(rect)
+        return self._made
 
-    def __set__(self, room: ProceduralRoom, value) -> None:
-        room.__dict__[self.key] = value
+    def is_made(self) -> bool:
+        return self._made is not None
+
+    def __iter__(self):
+        return iter(self.made())
+
+    def __len__(self) -> int:
+        return len(self.made())
+
+    def remove(self, rect: Rect) -> None:
+        if self._made is not None:
+            self._made.remove(rect)
+        elif rect in self.removed or not self._holds(rect):
+            raise KeyError(rect)
+        else:
+            self.removed.append(rect)
+
+    def _holds(self, rect: Rect) -> bool:
+        """Whether the set holds `rect` (== on its coordinates, as a set's lookup compares them)."""
+        x0, z0, x1, z1 = rect
+        if not (x0 in self.xs and x1 in self.xs and z0 in self.zs and z1 in self.zs):
+            return False
+        i0, i1, j0, j1 = self.xs.index(x0), self.xs.index(x1), self.zs.index(z0), self.zs.index(z1)
+        return i0 < i1 and j0 < j1 and bool(self.inside[i0:i1, j0:j1].all())
+
+    def largest(self) -> Rect | None:
+        """The one rectangle of the set, removed ones left out, of the largest area; None when none or several have it.
+
+        Every rectangle of whole inside cells is an x-interval of columns full over a z-interval;
+        its area is computed as stock computes it, `(x1 - x0) * (z1 - z0)` on the grid's floats
+        (numpy's float64 operations round as Python's do).
+        """
+        if not self.inside.size:
+            return None
+        if self._areas is None:
+            full, z0, z1 = _full_columns(self.inside)
+            prefix = np.concatenate([np.zeros((1, full.shape[1]), dtype=np.int64), np.cumsum(full, axis=0)])
+            x0, x1 = np.triu_indices(self.inside.shape[0] + 1, 1)
+            whole = (prefix[x1] - prefix[x0]) == (x1 - x0)[:, None]  # x-intervals by z-intervals
+            xs, zs = np.array(self.xs), np.array(self.zs)
+            self._areas = (np.where(whole, (xs[x1] - xs[x0])[:, None] * (zs[z1] - zs[z0])[None, :], 0.0),
+                           xs[x0], xs[x1], zs[z0], zs[z1], x0, x1, z0, z1)
+        area, left, right, bottom, top, x0, x1, z0, z1 = self._areas
+        if self.removed:
+            area = area.copy()
+            for rx0, rz0, rx1, rz1 in self.removed:
+                area[np.ix_((left == rx0) & (right == rx1), (bottom == rz0) & (top == rz1))] = 0.0
+        best = area.max()
+        if not best > 0 or np.count_nonzero(area == best) != 1:
+            return None
+        i, k = np.unravel_index(area.argmax(), area.shape)
+        return self.xs[x0[i]], self.zs[z0[k]], self.xs[x1[i]], self.zs[z1[k]]
 
 
 def _next_random() -> float:
@@ -239,22 +266,25 @@ def _next_random() -> float:
 
 def sample_next_rectangle(self: ProceduralRoom, choose_largest_rectangle: bool = False,
                           cache_rectangles: bool = False) -> Rect | None:
-    """`ProceduralRoom.sample_next_rectangle`, the largest of new rectangles found on the grid when one alone is largest.
+    """`ProceduralRoom.sample_next_rectangle`, the largest rectangle found on the grid when one alone is largest.
 
-    Stock makes every rectangle of the open polygon, keeps the set as `last_rectangles`, and
-    returns the first of largest area in the set's order when asked to (the agent's pose) or when
-    its draw `random.random() < P_LARGEST_RECTANGLE` says so (four times in five), else one drawn
-    by area. When the largest is asked for or will be drawn (the draw is looked at before it is
-    made) and one rectangle alone has the largest area, the set's order does not matter:
-    `_largest_rectangle` gives it from the grid, stock's draw is made, and the set is left unmade
-    until `last_rectangles` is read (`add_floor_objects` reads it when no asset fit the
-    rectangle). Otherwise stock runs.
+    Stock makes every rectangle of the open polygon (or, cached, takes the set it kept, less the
+    rectangles removed since), keeps the set as `last_rectangles`, and returns the first of
+    largest area in the set's order when asked to (the agent's pose) or when its draw
+    `random.random() < P_LARGEST_RECTANGLE` says so (four times in five), else one drawn by area.
+    When the largest is asked for or will be drawn (the draw is looked at before it is made) and
+    one rectangle alone has the largest area, the set's order does not matter: it is found on the
+    grid, stock's draw is made, and what is kept is `UnmadeRectangles`, the set made only if used.
+    Otherwise stock runs (on the kept rectangles, made then, when cached).
     """
-    if not cache_rectangles and (choose_largest_rectangle or _next_random() < procthor_objects.P_LARGEST_RECTANGLE):
-        largest = _largest_rectangle(self.open_polygon)
+    kept = self.last_rectangles if cache_rectangles else None
+    grid_known = not cache_rectangles or (isinstance(kept, UnmadeRectangles) and not kept.is_made())
+    if grid_known and (choose_largest_rectangle or _next_random() < procthor_objects.P_LARGEST_RECTANGLE):
+        rectangles = kept if cache_rectangles else UnmadeRectangles(self.open_polygon, _neighboring(self.open_polygon)[2])
+        largest = rectangles.largest()
         if largest is not None:
             if not choose_largest_rectangle:
                 random.random()  # stock's draw, as looked at
-            self.last_rectangles = _Unmade(self.open_polygon.polygon)
+            self.last_rectangles = rectangles
             return largest
     return STOCK_SAMPLE_NEXT_RECTANGLE(self, choose_largest_rectangle, cache_rectangles)
