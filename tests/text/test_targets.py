@@ -8,7 +8,7 @@ from pipeline.evaluate.answers import parse_answer
 from pipeline.spatial.relations import DIRECTIONS, direction
 from pipeline.text.agents import agent_items
 from pipeline.text.configs import Config
-from pipeline.text.items import RCC8_SETTING, room_items
+from pipeline.text.items import RCC8_SETTING, RoomItems
 from pipeline.text.targets import cognitive_map, target_text
 from pipeline.text.twins import twin_items
 
@@ -20,10 +20,13 @@ def rows() -> list[dict]:
     """Rows of several rooms and configurations, their twins and agent rows too, as read from Parquet."""
     items, agents = [], []
     for index in range(6):
+        scene = handmade_scene(index)
+        room = RoomItems(scene)
         for config in CONFIGS:
-            made = room_items(handmade_scene(index), config)
+            made = room(config)
             items.extend(made + twin_items(made))
-            agents.extend(records_table(agent_items(handmade_scene(index), made), f"agent_{config.name}").to_pylist())
+            if made:
+                agents.extend(records_table(agent_items(scene, room.told(config)), f"agent_{config.name}").to_pylist())
     return items_table(items).to_pylist() + agents
 
 
