@@ -42,10 +42,13 @@ def rows(room: Room, config: Config) -> tuple[Item, ...]:
 
 
 def map_items(items: Sequence[Item], config: str) -> tuple[Item, ...]:
-    """A map question for each story among `items` (one per FR item; rcc8 items have no map), as
-    configuration `config`."""
-    return tuple(map_item(item, config) for item in items
-                 if item.question_type == "FR" and item.setting != RCC8_SETTING)
+    """A map question for each story among `items` (`stories`), as configuration `config`."""
+    return tuple(map_item(item, config) for item in stories(items))
+
+
+def stories(items: Sequence[Item]) -> list[Item]:
+    """The items whose stories ask for maps: one per story, its FR item (rcc8 items have no map)."""
+    return [item for item in items if item.question_type == "FR" and item.setting != RCC8_SETTING]
 
 
 def map_item(item: Item, config: str) -> Item:

@@ -7,7 +7,7 @@ can tell the same items again in invented words with the same draws.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from random import Random
 
 from pipeline.data import data_json
@@ -79,6 +79,13 @@ class Teller:
     def __init__(self, wording: Wording) -> None:
         self.wording = wording
         self._texts: dict[tuple, list] = {}  # (render, *its arguments) -> the sentence in each template
+
+    def glossed(self, glossary: str) -> Teller:
+        """A teller of the same words telling `glossary` after the frame, keeping its sentences with this
+        one's: a glossary is told in no sentence, so a twin's stories share theirs whatever they define."""
+        teller = Teller(replace(self.wording, glossary=glossary))
+        teller._texts = self._texts
+        return teller
 
     def _draw(self, rng: Random, render: Callable[..., list], *args):
         """`rng`'s draw among the texts `render(wording, *args)`, rendered when first drawn."""

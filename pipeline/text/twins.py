@@ -16,7 +16,8 @@ spells out the relation it asks about.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from functools import partial
 from random import Random
 
 from pipeline.data import data_json
@@ -27,18 +28,24 @@ from pipeline.spatial.reasoning import PathStep
 from pipeline.spatial.relations import DIRECTIONS, DISTANCES, REGIONS, WALL_CONTACT, kind, relation_words
 from pipeline.spatial.topology import ROOM
 from pipeline.text.configs import Config
-from pipeline.text.items import CONSISTENCY_FORM, RCC8_SETTING, RELATION_FORM, Item, Query
+from pipeline.text.items import CONSISTENCY_FORM, RCC8_SETTING, RELATION_FORM, Item, Query, StoryObject
 from pipeline.text.kinds import BASE, KINDS, Room, kind_of
+from pipeline.text.maps import stories
 from pipeline.text.stories import Teller, sentences, text_seed, written_path
 from pipeline.text.words import Phrases, Wording, sentence, type_words
 
 KIND = KINDS["twin"]
 RECORD = Item
 _CODES = DIRECTIONS + REGIONS + WALL_CONTACT + DISTANCES  # the glossary's order
+# A room's twins of the FR items whose stories ask for maps (maps.stories), per configuration: those the twin_map
+# kind asks of (pipeline.text.twin_maps), made alone when the room has no twin rows, else kept from them.
+STORIES = "twin stories"
 
 
 def rows(room: Room, config: Config) -> tuple[Item, ...]:
-    return twin_items(room.rows("base", config))
+    twins = twin_items(room.rows("base", config))
+    room.shared((STORIES, config), lambda: stories(twins))  # kept for the room's twin maps
+    return twins
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,21 +92,49 @@ def twin_items(items: Sequence[Item]) -> tuple[Item, ...]:
             raise RoomspaceError(f"item {item.id} is not a base item: only those have twins")
         groups.setdefault((item.room_id, item.config, item.setting, item.view), []).append(item)
     twins = {}
-    for group in groups.values():
-        twins.update(zip((i.id for i in group), _twin_group(group)))
+    rooms: dict[tuple[str, str], _Renamed] = {}  # per room and configuration
+    for (room_id, config, _, _), group in groups.items():
+        if (room_id, config) not in rooms:
+            rooms[room_id, config] = _Renamed.of(group[0])
+        twins.update(zip((i.id for i in group), _twin_group(group, rooms[room_id, config])))
     return tuple(twins[item.id] for item in items)
 
 
-def _twin_group(group: list[Item]) -> list[Item]:
+@dataclasses.dataclass(frozen=True)
+class _Renamed:
+    """What the twins of one room and configuration share: its invented words, its objects renamed, and a
+    teller of its stories' sentences in its words (each story's own glossary told by `Teller.glossed`)."""
+
+    config: Config  # the base configuration its stories were told in
+    words: TwinWords
+    names: dict[str, str]  # each object's name (and the room's) -> its twin's
+    objects: tuple[StoryObject, ...]
+    phrases: Phrases
+    topology: tuple[Fact, ...]
+    teller: Teller
+
+    @classmethod
+    def of(cls, item: Item) -> _Renamed:
+        """Those of `item`'s room and configuration."""
+        words = draw_words(item.room_id, item.config, [type_words(o.type) for o in item.objects])
+        names = {o.name: words.rename(o.name, o.type) for o in item.objects} | {ROOM: ROOM}
+        objects = tuple(dataclasses.replace(o, name=names[o.name]) for o in item.objects)
+        phrases = Phrases([o.name for o in objects], [words.objects[type_words(o.type)] for o in objects])
+        topology = tuple(_renamed(fact, names) for fact in item.topology)
+        return cls(Config.parse(item.config), words, names, objects, phrases, topology,
+                   Teller(Wording(phrases, words.words)))
+
+
+def _renamed(f: Fact, names: Mapping[str, str]) -> Fact:
+    return Fact(names[f.subject], f.relation, None if f.object is None else names[f.object])
+
+
+def _twin_group(group: list[Item], renamed: _Renamed) -> list[Item]:
     """The twins of one room, configuration, setting and view: they share one story. A balanced
     configuration's FR and YN questions may ask different pairs (pipeline.text.balance): each is
     told again from its own pair, as it was told."""
-    first = group[0]
-    words = draw_words(first.room_id, first.config, [type_words(o.type) for o in first.objects])
-    names = {o.name: words.rename(o.name, o.type) for o in first.objects} | {ROOM: ROOM}
-
-    def fact(f: Fact) -> Fact:
-        return Fact(names[f.subject], f.relation, None if f.object is None else names[f.object])
+    first, names, words, told, objects = group[0], renamed.names, renamed.words, renamed.config, renamed.objects
+    fact = partial(_renamed, names=names)
 
     def query(item: Item) -> Query:
         return Query(names[item.query.subject], names[item.query.object])
@@ -109,17 +144,14 @@ def _twin_group(group: list[Item]) -> list[Item]:
 
     facts = tuple(map(fact, first.facts))
     order = [names[name] for name in first.story_order]
-    objects = tuple(dataclasses.replace(o, name=names[o.name]) for o in first.objects)
-    phrases = Phrases([o.name for o in objects], [words.objects[type_words(o.type)] for o in objects])
-    told = Config.parse(first.config)
     seed = text_seed(first.room_id, told.paper.name, first.setting, first.view)
     config = KIND.config_name(first.config)
-    renamed = dict(config=config, facts=facts, objects=objects, story_order=tuple(order),
-                   topology=tuple(map(fact, first.topology)))
+    renamed_fields = dict(config=config, facts=facts, objects=objects, story_order=tuple(order),
+                          topology=renamed.topology)
     questions: dict[str, str] = {}  # per item id
     if first.setting == RCC8_SETTING:
         for item in group:
-            story, questions[item.id] = Teller(Wording(phrases)).rcc8(
+            story, questions[item.id] = Teller(Wording(renamed.phrases)).rcc8(
                 item.room_type, item.room_side, {o.name: o.footprint for o in objects}, order, item.view,
                 query(item).pair, item.candidate, seed)
     else:
@@ -127,8 +159,8 @@ def _twin_group(group: list[Item]) -> list[Item]:
         # so is a whole-story question's claim.
         claims = {item.candidate for item in group if item.form == CONSISTENCY_FORM}
         glossary = words.glossary({f.relation for f in facts} | set(DIRECTIONS) | claims, first.view)
-        wording = Wording(phrases, words.words, glossary)
-        teller, said = Teller(wording), sentences(facts, order)
+        teller, said = renamed.teller.glossed(glossary), sentences(facts, order)
+        wording = teller.wording
         asked = [item for item in group if item.form == RELATION_FORM]
         yn = next((i for i in asked if i.question_type == "YN"), None)
         if told.balanced:  # both tellings offered the YN candidate alone (an FR question is drawn before it)
@@ -159,6 +191,6 @@ def _twin_group(group: list[Item]) -> list[Item]:
             questions = {item.id: texts.fr_question if item.question_type == "FR" else texts.yn_question
                          for item in group}
     return [dataclasses.replace(
-        item, **renamed, query=query(item), path=path(item), story=story, question=questions[item.id],
+        item, **renamed_fields, query=query(item), path=path(item), story=story, question=questions[item.id],
         path_text=written_path(path(item), query(item).subject, wording, first.view) if item.path else "",
         id=item.id.replace(f"-{first.config}-", f"-{config}-", 1)) for item in group]

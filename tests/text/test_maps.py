@@ -91,6 +91,16 @@ def test_twin_maps_use_the_twins_names_and_the_same_cells(rooms):
         assert all(facts_held(twin.facts, dict(zip(twin.options, parsed.cells)), twin.d))
 
 
+def test_a_rooms_twin_maps_are_the_same_made_alone_or_after_its_twin_rows(scenes):
+    """A room asked only for twin maps twins its map stories alone; one with twin rows maps theirs."""
+    for index in range(3):
+        path = scene_path(scenes, SCENE_SEED, index)
+        alone, after = RoomWork(load_scene(path), path), RoomWork(load_scene(path), path)
+        twins = after.rows("twin", CONFIGS[0])
+        assert alone.rows("twin_map", CONFIGS[0]) == after.rows("twin_map", CONFIGS[0]) == \
+            map_items(twins, "twin_map_n5_m4_d144")
+
+
 def test_the_prompt_says_how_to_write_the_map_in_the_views_words(rooms):
     maps = {(m.setting, m.view): m for m in map_items(rooms[0][CONFIGS[0]], "map_n5_m4_d144")}
     for (setting, view), row in maps.items():
