@@ -158,6 +158,30 @@ def test_unmade_rectangles_are_removed_as_a_set_removes_them():
     assert not unmade.is_made() and repr(list(unmade)) == repr(list(made)) and len(unmade) == len(made)
 
 
+def test_points_inside_as_stock_finds_them():
+    """Inside, outside, on an edge and at a corner of rooms with holes, and a hair either side of them."""
+    stock = OrthogonalPolygon.is_point_inside
+    for seed in range(6):
+        polygon = free_space(seed, 1 + seed % 3)
+        xs, zs = polygon.unique_xs, polygon.unique_zs
+        points = [(x + dx, z + dz) for x in xs for z in zs for dx in (-1e-3, 0.0, 1e-3) for dz in (-1e-3, 0.0, 1e-3)]
+        answers = [rectangles.is_point_inside(polygon, point) for point in points]
+        assert answers == [stock(polygon, point) for point in points]
+        assert all(type(answer) is bool for answer in answers) and any(answers) and not all(answers)
+
+
+def test_multiple_per_room_read_once_as_stock_tests_it():
+    from procthor.databases import placement_annotations
+
+    from pipeline.scene.procthor.fast_procthor.floor_assets import _multiple_per_room
+
+    types = placement_annotations.index.tolist()
+    assert len(types) > 50
+    assert [_multiple_per_room(t) for t in types] == [
+        bool(placement_annotations.loc[t]["multiplePerRoom"]) for t in types]
+    assert {_multiple_per_room(t) for t in types} == {True, False}
+
+
 def test_no_cell_inside_means_no_rectangle():
     assert rectangles._grid_rectangles(np.zeros((0, 0), dtype=bool)) == 0
     assert rectangles._grid_rectangles(np.zeros((3, 2), dtype=bool)) == 0

@@ -35,14 +35,16 @@ ones). Each item names the module of this package that holds it.
    nothing), run on every change of a room's open polygon, and `ProceduralRoom.sample_next_rectangle`,
    whose pick is the largest rectangle four times in five and for the agent's pose: found on the
    grid when one alone is largest, also among the rectangles kept after removals, the set of them
-   (`last_rectangles`) made only if used (`rectangles`); `AssetGroupGenerator.__attrs_post_init__` (a group's copied,
+   (`last_rectangles`) made only if used, and `OrthogonalPolygon.is_point_inside` by
+   `shapely.contains_xy` (`rectangles`); `AssetGroupGenerator.__attrs_post_init__` (a group's copied,
    flattened data made once and unpickled after; `asset_groups`). Each says why it is exact.
 5. `ProceduralRoom.sample_asset` (`floor_assets`, `rows`), which filters the room's asset and
    asset-group frames several times per object (each filter a `take` over every column) and
    draws with `DataFrame.sample()`: the same filters on numpy columns, row positions in place of
    frames, and `.sample()`'s own `np.random.choice` call. The room's `spawnable_assets` and
    `spawnable_asset_groups` are held as `KeptRows`, the first frame and a mask of the rows stock
-   would still hold, so choosing an asset narrows a mask where stock filters a frame.
+   would still hold, so choosing an asset narrows a mask where stock filters a frame. Whether a
+   type may stand more than once in a room is read from the placement annotations once per type.
 6. `wall_objects.add_paintings` and `add_windows` (`walls`), which filter, drop from and append
    to a room's frame of free wall lines, and filter and drop from the frame of paintings or
    windows, for every one placed: a list of the lines' records (read a column at a time, as
@@ -70,7 +72,8 @@ from pipeline.scene.procthor.fast_procthor.asset_groups import (asset_group_post
                                                               spawnable_asset_group_info)
 from pipeline.scene.procthor.fast_procthor.floor_assets import SPAWNABLE_ASSET_GROUPS, SPAWNABLE_ASSETS, sample_asset
 from pipeline.scene.procthor.fast_procthor.rectangles import (get_all_rectangles, get_neighboring_rectangles,
-                                                     join_neighboring_rectangles, sample_next_rectangle)
+                                                     is_point_inside, join_neighboring_rectangles,
+                                                     sample_next_rectangle)
 from pipeline.scene.procthor.fast_procthor.walls import add_paintings, add_windows, get_assets_df
 from pipeline.scene.procthor.patching import patched
 
@@ -94,5 +97,6 @@ def installed() -> Iterator[None]:
             patched(databases, "get_spawnable_asset_group_info", spawnable_asset_group_info), \
             patched(objects, "get_spawnable_asset_group_info", spawnable_asset_group_info), \
             patched(ProceduralRoom, "sample_next_rectangle", sample_next_rectangle), \
-            patched(wall_objects, "get_assets_df", get_assets_df):
+            patched(wall_objects, "get_assets_df", get_assets_df), \
+            patched(OrthogonalPolygon, "is_point_inside", is_point_inside):
         yield

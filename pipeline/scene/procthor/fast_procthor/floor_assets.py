@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 
 import numpy as np
 from procthor.constants import (
@@ -20,6 +21,13 @@ from pipeline.scene.procthor.fast_procthor.rows import KeptRows, KeptRowsAttribu
 
 SPAWNABLE_ASSETS = KeptRowsAttribute("spawnable_assets")
 SPAWNABLE_ASSET_GROUPS = KeptRowsAttribute("spawnable_asset_groups")
+
+
+@lru_cache(maxsize=None)
+def _multiple_per_room(asset_type: str) -> bool:
+    """`placement_annotations.loc[asset_type]["multiplePerRoom"]`, which stock only tests for truth, read once
+    per type: the annotations are loaded once at import and never changed."""
+    return bool(placement_annotations.loc[asset_type]["multiplePerRoom"])
 
 
 def _not_multiple_per_room(room: ProceduralRoom, asset_type: str) -> None:
@@ -50,8 +58,7 @@ def _place_asset_group(room: ProceduralRoom, position: int, set_rotated, rect_x_
             for obj in object_placement["objects"]:
                 if obj["assetType"] in room.priority_asset_types:
                     room.priority_asset_types.remove(obj["assetType"])
-                allow_duplicates_of_asset_type = placement_annotations.loc[obj["assetType"]]["multiplePerRoom"]
-                if not allow_duplicates_of_asset_type:
+                if not _multiple_per_room(obj["assetType"]):
                     _not_multiple_per_room(room, obj["assetType"])
             return ChosenAssetGroup(
                 assetGroupName=groups.column("assetGroupName")[position],
@@ -73,8 +80,7 @@ def _place_asset(room: ProceduralRoom, position: int, set_rotated, rect_x_length
             asset=asset, rect_x_length=rect_x_length, rect_z_length=rect_z_length
         )
     asset["rotated"] = set_rotated
-    multiple_of_type_per_room = placement_annotations.loc[asset["assetType"]]["multiplePerRoom"]
-    if not multiple_of_type_per_room:
+    if not _multiple_per_room(asset["assetType"]):
         _not_multiple_per_room(room, asset["assetType"])
     if asset["assetType"] in room.priority_asset_types:
         room.priority_asset_types.remove(asset["assetType"])

@@ -126,6 +126,12 @@ def _grid_rectangles(inside: np.ndarray) -> int:
     return int(runs.sum())
 
 
+def is_point_inside(self: OrthogonalPolygon, point: tuple[float, float]) -> bool:
+    """`OrthogonalPolygon.is_point_inside` by `shapely.contains_xy`: GEOS's `contains` of a point at the same
+    floats, as stock asks it of a `Point` made for each question (four per corner of a rectangle)."""
+    return bool(shapely.contains_xy(self.polygon, point[0], point[1]))
+
+
 def get_neighboring_rectangles(self: OrthogonalPolygon) -> set[Rect]:
     """`OrthogonalPolygon.get_neighboring_rectangles` with one `shapely.contains_xy` over all cell midpoints.
 
