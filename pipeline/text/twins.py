@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from functools import partial
 from random import Random
 
 from pipeline.data import data_json
@@ -54,6 +53,13 @@ class TwinWords:
 
     objects: dict[str, str]  # type words ("chair") -> invented word
     relations: dict[str, str]  # relation code -> invented word
+    # relation code -> its invented word in its kind's form ("zorp of"): said in every sentence, made once
+    phrases: dict[str, str] = dataclasses.field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        forms = data_json("twins.json")["forms"]
+        object.__setattr__(self, "phrases", {code: forms[kind(code)].format(word=word)
+                                             for code, word in self.relations.items()})
 
     def rename(self, name: str, object_type: str) -> str:
         """"chair 2" (a Chair) -> "dax 2"."""
@@ -61,7 +67,7 @@ class TwinWords:
         return self.objects[words] + name.removeprefix(words)
 
     def phrase(self, code: str) -> str:
-        return data_json("twins.json")["forms"][kind(code)].format(word=self.relations[code])
+        return self.phrases[code]
 
     def words(self, code: str, view: str, field: str) -> str:
         """Invented phrases in stories and questions; familiar labels in options and FR answers."""
@@ -88,9 +94,10 @@ def twin_items(items: Sequence[Item]) -> tuple[Item, ...]:
     """The twins of items (of any rooms and configurations), in the same order."""
     groups: dict[tuple[str, str, str, str], list[Item]] = {}
     for item in items:
-        if kind_of(item.config) is not BASE:
-            raise RoomspaceError(f"item {item.id} is not a base item: only those have twins")
         groups.setdefault((item.room_id, item.config, item.setting, item.view), []).append(item)
+    for (_, config, _, _), group in groups.items():
+        if kind_of(config) is not BASE:
+            raise RoomspaceError(f"item {group[0].id} is not a base item: only those have twins")
     twins = {}
     rooms: dict[tuple[str, str], _Renamed] = {}  # per room and configuration
     for (room_id, config, _, _), group in groups.items():
@@ -112,6 +119,20 @@ class _Renamed:
     phrases: Phrases
     topology: tuple[Fact, ...]
     teller: Teller
+    # the twins of the facts and paths of its items, by the id of the items' tuple: renamed once, though the
+    # views of a setting (and the o2 settings' paths) share them
+    told: dict[int, tuple] = dataclasses.field(default_factory=dict)
+
+    def facts(self, facts: tuple[Fact, ...]) -> tuple[Fact, ...]:
+        if id(facts) not in self.told:
+            self.told[id(facts)] = tuple(_renamed(fact, self.names) for fact in facts)
+        return self.told[id(facts)]
+
+    def path(self, path: tuple[PathStep, ...]) -> tuple[PathStep, ...]:
+        if id(path) not in self.told:
+            self.told[id(path)] = tuple(PathStep(_renamed(step.fact, self.names), self.names[step.reached],
+                                                 step.composed) for step in path)
+        return self.told[id(path)]
 
     @classmethod
     def of(cls, item: Item) -> _Renamed:
@@ -134,15 +155,14 @@ def _twin_group(group: list[Item], renamed: _Renamed) -> list[Item]:
     configuration's FR and YN questions may ask different pairs (pipeline.text.balance): each is
     told again from its own pair, as it was told."""
     first, names, words, told, objects = group[0], renamed.names, renamed.words, renamed.config, renamed.objects
-    fact = partial(_renamed, names=names)
 
     def query(item: Item) -> Query:
         return Query(names[item.query.subject], names[item.query.object])
 
     def path(item: Item) -> tuple[PathStep, ...]:
-        return tuple(PathStep(fact(s.fact), names[s.reached], s.composed) for s in item.path)
+        return renamed.path(item.path)
 
-    facts = tuple(map(fact, first.facts))
+    facts = renamed.facts(first.facts)
     order = [names[name] for name in first.story_order]
     seed = text_seed(first.room_id, told.paper.name, first.setting, first.view)
     config = KIND.config_name(first.config)
