@@ -102,6 +102,18 @@ def scene_document(house: dict, scene: Scene) -> dict:
     return {**document, "sha256": content_sha256(document)}
 
 
+def scene_text(house: dict, scene: Scene) -> str:
+    """`dumps(scene_document(house, scene))`, the text of a scene file, from one canonical text: the checksummed
+    text with the checksum added where the sorted keys put it, last ("sha256" after "house" and "record")."""
+    checksummed = dumps({"record": to_json(scene), "house": house})
+    return checksummed[:-len("}\n")] + _sha256_member(hashlib.sha256(checksummed.encode()).hexdigest())
+
+
+def _sha256_member(sha256: str) -> str:
+    """How the text of a scene file ends: its checksum, the last of its sorted keys, and the closing brace."""
+    return f',"sha256":"{sha256}"}}\n'
+
+
 def content_sha256(document: Mapping) -> str:
     """The checksum a scene file carries: the sha256 of the canonical text of the document without it."""
     return hashlib.sha256(dumps({key: value for key, value in document.items() if key != "sha256"}).encode()).hexdigest()
@@ -189,13 +201,13 @@ def _written_as_is(text: str, sha256: str) -> bool:
     checksum added (sorted last): then it holds without making that text again from the document, a
     third of the time of reading a scene. A file written otherwise (by hand, by json.dumps) is checked
     on its content."""
-    member = f',"sha256":"{sha256}"}}\n'
+    member = _sha256_member(sha256)
     return text.endswith(member) and hashlib.sha256(f"{text[:-len(member)]}}}\n".encode()).hexdigest() == sha256
 
 
 def write_scene(path: Path, house: dict, scene: Scene) -> None:
     """Write one scene file atomically, after checking it against the schema."""
-    text = dumps(scene_document(house, scene))
+    text = scene_text(house, scene)
     problems = schema_errors(json.loads(text))
     if problems:
         raise RoomspaceError(f"scene {scene.room_id} breaks the scene schema: {problems[0]}")

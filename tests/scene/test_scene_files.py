@@ -24,7 +24,8 @@ from pipeline.scene.footprints import walls_touched
 from pipeline.scene.procthor import ai2thor, sampling
 from pipeline.scene.procthor.offline_thor import OfflineController
 from pipeline.scene.procthor.sampling import sample_scene
-from pipeline.scene.scene_file import dumps, house_sha256, load_house, load_scene, scene_document, scene_path
+from pipeline.scene.scene_file import (dumps, house_sha256, load_house, load_scene, scene_document, scene_path,
+                                      scene_text)
 from pipeline.scene.scene_folder import sample_scenes
 
 SEED = SCENE_SEED
@@ -88,6 +89,13 @@ def test_same_bytes_in_another_order_in_process(sampled):
     for k in (3, 1):
         house, scene = sample_scene(SEED, k)
         assert dumps(scene_document(house, scene)).encode() == scene_path(sampled, SEED, k).read_bytes()
+
+
+def test_a_scene_files_text_is_its_document_dumped(sampled, records, houses):
+    """scene_text makes one canonical text and adds the checksum to it: the document's text, as written."""
+    for k, (scene, house) in enumerate(zip(records, houses)):
+        text = scene_text(house, scene)
+        assert text == dumps(scene_document(house, scene)) == scene_path(sampled, SEED, k).read_text()
 
 
 def test_different_seeds_give_different_houses(sampled, records):
