@@ -282,15 +282,14 @@ def _propagated(facts: frozenset[Constraint], variables: tuple[str, ...], query:
     domains, arcs, closed = closure
     atoms, related = _atom_tables(d), _relation_atoms(closed, q0, qn, d)
     held = frozenset(code for code in held - known if any(related >> x & 1 for x in atoms.of_code[code]))
-    return known | _query_survivors(held, list(domains), arcs, _links(arcs, len(domains)), q0, qn, d)
+    return known | _query_survivors(held, list(domains), arcs, Links(arcs, len(domains)), q0, qn, d)
 
 
 def _query_survivors(candidates: frozenset[str], domains: list[int], arcs: dict[Arc, _Relation], links: Links,
                      q0: int, qn: int, d: int) -> frozenset[str]:
     """The candidates whose query constraint leaves the arc consistent domains without a wipe-out."""
     return frozenset(code for code in candidates
-                     if _query_propagated(list(domains), _query_links(links, arcs, q0, qn, frozenset((code,)), d),
-                                          q0, qn))
+                     if _propagate(list(domains), _query_links(links, arcs, q0, qn, frozenset((code,)), d), (q0, qn)))
 
 
 @lru_cache(maxsize=256)
@@ -390,7 +389,7 @@ def _propagated_holding(facts: frozenset[Constraint], variables: tuple[str, ...]
     if closure is None:
         return (False,) * len(claims)
     domains, arcs, closed = closure
-    links, of_code = _links(arcs, len(domains)), _atom_tables(d).of_code
+    links, of_code = Links(arcs, len(domains)), _atom_tables(d).of_code
     return tuple((b is None or any(_relation_atoms(closed, a, b, d) >> x & 1 for x in of_code[code]))
                  and _with_claim(list(domains), arcs, links, a, b, frozenset((code,)), d) is not None
                  for a, b, code in _claim_ends(claims, variables))
@@ -412,7 +411,7 @@ def _with_claim(domains: Sequence[int], arcs: dict[Arc, _Relation], links: Links
         trial[a] &= reduce(or_, (unary[code] for code in codes), 0)
         return (trial, links) if trial[a] and _propagate(trial, links, (a,)) else None
     query_links = _query_links(links, arcs, a, b, codes, d)
-    return (trial, query_links) if _query_propagated(trial, query_links, a, b) else None
+    return (trial, query_links) if _propagate(trial, query_links, (a, b)) else None
 
 
 def _satisfied(solution: Sequence[int], a: int, b: int | None, code: str, d: int) -> bool:
@@ -507,7 +506,7 @@ class _Story:
             if closure is None:
                 return None
             domains, arcs, closed = closure
-            self._closure = list(domains), arcs, _links(arcs, len(domains)), closed
+            self._closure = list(domains), arcs, Links(arcs, len(domains)), closed
         return self._closure
 
     def kept(self, a: int, b: int | None, code: str) -> bool:
@@ -519,8 +518,8 @@ class _Story:
         # A code is a union of atoms: the claim met with the pair's closed constraint is its atoms of the
         # code's, one relation per set of atoms (shared by every story), not a relation made per check.
         atoms = _relation_atoms(closed, a, b, self.d) & _code_atoms(code, self.d)
-        return bool(atoms) and _query_propagated(list(domains), links.with_query(
-            a, b, _atoms_relation(atoms, self.d), _atoms_relation(_converse_atoms(atoms, self.d), self.d)), a, b)
+        return bool(atoms) and _propagate(list(domains), links.with_query(
+            a, b, _atoms_relation(atoms, self.d), _atoms_relation(_converse_atoms(atoms, self.d), self.d)), (a, b))
 
     def shown(self, a: int, b: int | None, code: str, since: int = 0) -> bool:
         """Whether a witness (from the `since`-th on) shows "a is <code> (of b)"."""
@@ -733,7 +732,7 @@ def _axis_network(
     for (a, b), signs in pair_signs:
         arcs[(a, b)] = _axis_relation(signs, d)
         arcs[(b, a)] = _axis_relation(tuple(-s for s in reversed(signs)), d)
-    links = _links(arcs, len(domains))
+    links = Links(arcs, len(domains))
     consistent = all(domains) and _propagate(domains, links, range(len(domains)))
     return tuple(domains), arcs, links, consistent
 
@@ -756,7 +755,7 @@ def _axis_answer(
     signs = set()
     for s in _SIGN_VALUES:
         forward, backward = _axis_relation((s,), d), _axis_relation((-s,), d)
-        if _query_propagated(list(domains), _with_query(links, arcs, q0, qn, forward, backward), q0, qn):
+        if _propagate(list(domains), _with_query(links, arcs, q0, qn, forward, backward), (q0, qn)):
             signs.add(s)
     return frozenset(signs)
 
@@ -930,7 +929,7 @@ def _joint_network(unary: list[list[str]], binary: dict[Arc, list[str]],
     for (a, b), codes in binary.items():
         arcs[(a, b)] = _all_of(frozenset(codes), d)
         arcs[(b, a)] = _all_of(frozenset(_CONVERSE[c] for c in codes), d)
-    links = _links(arcs, len(domains))
+    links = Links(arcs, len(domains))
     if not all(domains) or not _propagate(domains, links, range(len(domains))):
         return None
     return domains, arcs, links
@@ -965,12 +964,12 @@ def _solve_joint(
     # Search for a solution whose direction is still open; each one found settles its
     # direction, and the search that finds none refutes all the open directions at once.
     found = [set(known) for known in solved]
-    into = [[(b, arcs[b, a]) for b in links.neighbours[a]] for a in range(len(domains))]  # a's facts, seen from the others
+    into = [[(b, arcs[b, a]) for b in links.neighbours[a]] for a in range(len(domains))]  # a's facts, from the others
     for k, (q0, qn) in enumerate(pairs):
         while open_codes := candidates[k] - found[k]:
             query_links = _query_links(links, arcs, q0, qn, open_codes, d)
             trial = list(domains)
-            if not _query_propagated(trial, query_links, q0, qn):
+            if not _propagate(trial, query_links, (q0, qn)):
                 break
             solution = _search(trial, query_links)
             if solution is None:
@@ -1057,10 +1056,6 @@ def _ints(words: np.ndarray) -> list[int]:
     return [int.from_bytes(raw[k:k + size], "little") for k in range(0, len(raw), size)]
 
 
-def _links(arcs: dict[Arc, _Relation], n: int) -> Links:
-    return Links(arcs, n)
-
-
 def _with_query(
     links: Links, arcs: dict[Arc, _Relation], q0: int, qn: int, forward: _Relation, backward: _Relation
 ) -> Links:
@@ -1073,13 +1068,6 @@ def _with_query(
 def _query_links(links: Links, arcs: dict[Arc, _Relation], q0: int, qn: int, codes: frozenset[str], d: int) -> Links:
     """The links with the query "q0 is one of `codes` of qn" added (`_with_query`)."""
     return _with_query(links, arcs, q0, qn, _any_of(codes, d), _any_of(frozenset(_CONVERSE[c] for c in codes), d))
-
-
-def _query_propagated(domains: list[int], query_links: Links, q0: int, qn: int) -> bool:
-    """Domains arc consistent without the query constraint made arc consistent with it, in place;
-    False on a wipe-out. Only the query's ends are revised first: no other domain can change
-    before theirs do."""
-    return _propagate(domains, query_links, (q0, qn))
 
 
 def _propagate(domains: list[int], links: Links, changed: Iterable[int]) -> bool:
