@@ -345,18 +345,36 @@ def _image_fields(record: type) -> tuple[str, ...]:
 
 @lru_cache(maxsize=None)
 def _plain_maker(annotation: object) -> Callable[[object], object]:
-    """value -> its plain form, as Arrow gives back a value of the declared type (`plain_row`)."""
+    """value -> its plain form, as Arrow gives back a value of the declared type (`plain_row`). A record's
+    fields are read in order, then those not plain as they are made so in place (the dict keeps the order);
+    a tuple of plain values is listed at once."""
     kind, _ = unwrap(annotation)
     if dataclasses.is_dataclass(kind):
         hints = typing.get_type_hints(kind)
-        parts = tuple((f.name, _plain_maker(hints[f.name])) for f in dataclasses.fields(kind))
-        return lambda value: None if value is None else {name: part(getattr(value, name)) for name, part in parts}
+        names = tuple(f.name for f in dataclasses.fields(kind))
+        made = tuple((name, part) for name in names if (part := _plain_maker(hints[name])) is not _as_is)
+
+        def record(value):
+            if value is None:
+                return None
+            row = {name: getattr(value, name) for name in names}
+            for name, part in made:
+                row[name] = part(row[name])
+            return row
+        return record
     if typing.get_origin(kind) is tuple:
         part = _plain_maker(typing.get_args(kind)[0])
+        if part is _as_is:
+            return lambda value: None if value is None else list(value)
         return lambda value: None if value is None else [part(element) for element in value]
     if kind is float:  # Arrow's float64 column holds an int given it as a float
         return lambda value: None if value is None else float(value)
-    return lambda value: value
+    return _as_is
+
+
+def _as_is(value: object) -> object:
+    """A value Arrow gives back as it is given (a str, int, bool or None)."""
+    return value
 
 
 @lru_cache(maxsize=None)  # asked for every room by the build's workers; building it takes about 1 ms
