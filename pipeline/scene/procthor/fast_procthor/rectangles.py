@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 
 import numpy as np
-import shapely
 import procthor.generation.objects as procthor_objects
+import shapely
 from procthor.generation.objects import OrthogonalPolygon, ProceduralRoom
 
 Rect = tuple[float, float, float, float]  # (x0, z0, x1, z1)
@@ -48,7 +48,7 @@ def _offsets(lengths: np.ndarray) -> np.ndarray:
     return np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
 
 
-def _merged(table: np.ndarray, codes: np.ndarray, rect1: np.ndarray, rect2: np.ndarray) -> list[np.ndarray]:
+def _merged(table: list[np.ndarray], codes: list[np.ndarray], rect1: np.ndarray, rect2: np.ndarray) -> list[np.ndarray]:
     """The stock merge of each pair (rect1, rect2): its columns x0, z0, x1, z1, of values taken from `table`.
 
     The stock expression, min(x0_0, x1_0, x1_1, x1_1) etc., under x0 < x1 and z0 < z1 (true of
