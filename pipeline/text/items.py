@@ -247,7 +247,8 @@ class Choice:
 @dataclass(frozen=True)
 class Told:
     """A room's stories in one configuration, whether or not it asks a question in them: what a
-    kind retelling them starts from (a hard configuration's agent rows ask their own questions)."""
+    kind retelling them starts from (the agent rows of every family, the egocentric maps; a hard
+    configuration's agent rows ask their own questions)."""
 
     facts: Mapping[str, tuple[Fact, ...]]  # per setting, as its stories state them
     shared: Mapping[str, object]  # the fields every row of the room and configuration has
