@@ -600,11 +600,12 @@ class _Relation:
     Made from its rows or from its rows as words (`words`), each form made from the other when
     first needed."""
 
-    __slots__ = ("_rows", "_width", "_images", "_words")
+    __slots__ = ("_rows", "_width", "_images", "_words", "_tables")
 
     def __init__(self, rows: Iterable[int] | None = None, *, words: np.ndarray | None = None):
         self._rows = None if rows is None else tuple(rows)
         self._words = words
+        self._tables: np.ndarray | None = None
         size = len(self._rows) if words is None else len(words)
         # _images[p][chunk]: the union of the rows of the values width*p + k for the bits k of
         # chunk, filled on first use, so that image() costs one lookup per chunk of its
@@ -639,6 +640,13 @@ class _Relation:
         if self._words is None:
             self._words = _words(self._rows, -(-len(self._rows) // 64))
         return self._words
+
+    @property
+    def tables(self) -> np.ndarray:
+        """The rows as the compiled propagation reads them (`propagation.tables`), made once."""
+        if self._tables is None:
+            self._tables = propagation.tables(self.words)
+        return self._tables
 
     def _fill(self, p: int, chunk: int) -> int:
         # An empty image (0) reads as "not filled yet" and is recomputed: rare, and still exact.
@@ -1006,7 +1014,7 @@ def _settle(solution: list[int], domains: list[int], into: list[list[tuple[int, 
 # Search over bitset domains, shared by both kinds of problem.
 
 
-_NO_RELATION = np.zeros((0, 1), dtype=np.uint64)  # a query's where there is none
+_NO_RELATION = np.zeros((0, 16, 1), dtype=np.uint64)  # a query's where there is none
 
 
 class Links:
@@ -1024,8 +1032,8 @@ class Links:
         self.neighbours = [tuple(b for b, _ in links) for links in by_variable]
         self.start = np.cumsum([0, *map(len, by_variable)], dtype=np.int64)
         self.to = np.array([b for links in by_variable for b, _ in links], dtype=np.int64)
-        words = [relation.words for links in by_variable for _, relation in links]
-        self.relations = np.stack(words) if words else np.zeros((0, 1, 1), dtype=np.uint64)
+        tables = [relation.tables for links in by_variable for _, relation in links]
+        self.relations = np.stack(tables) if tables else np.zeros((0, 1, 16, 1), dtype=np.uint64)
         self.query: tuple[int, int, np.ndarray, np.ndarray] = (-1, -1, _NO_RELATION, _NO_RELATION)
 
     def with_query(self, q0: int, qn: int, forward: _Relation, backward: _Relation) -> Links:
@@ -1033,13 +1041,13 @@ class Links:
         linked = Links.__new__(Links)
         linked.neighbours, linked.start, linked.to, linked.relations = (self.neighbours, self.start, self.to,
                                                                         self.relations)
-        linked.query = (q0, qn, forward.words, backward.words)
+        linked.query = (q0, qn, forward.tables, backward.tables)
         return linked
 
     def words(self, domains: Sequence[int]) -> np.ndarray:
         """The domains as rows of words, as wide as the relations' (those of no constraint: the domains')."""
-        return _words(domains, self.relations.shape[2] if len(self.relations) else
-                      self.query[2].shape[1] if self.query[0] >= 0 else
+        return _words(domains, self.relations.shape[3] if len(self.relations) else
+                      self.query[2].shape[2] if self.query[0] >= 0 else
                       -(-max(1, *(value.bit_length() for value in domains)) // 64))
 
 

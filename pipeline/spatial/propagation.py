@@ -2,7 +2,9 @@
 pipeline.spatial.checker; docs/semantics.md section 9).
 
 A domain is a row of 64-bit words: value v is bit v % 64 of word v // 64. A relation is an array
-(values, words) whose row v holds the values related to v. A network's constraints are read per
+(values, words) whose row v holds the values related to v, and is read as its `tables`: for each
+four values 4c .. 4c+3 and each of the 16 subsets of them, the union of their rows, so that the image
+of a domain costs one lookup per four values rather than one per value. A network's constraints are read per
 variable: the links of variable a (`start[a]` to `start[a + 1]`) each name a variable b it
 constrains (`to`) and the relation seen from a (`relations`). One constraint more, a query's,
 between q0 and qn (`forward` seen from q0, `backward` from qn) replaces any link between the two;
@@ -20,30 +22,50 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-_ZERO, _ONE, _BYTE, _EIGHT = np.uint64(0), np.uint64(1), np.uint64(0xFF), np.uint64(8)
+_ZERO, _ONE, _NIBBLE, _FOUR = np.uint64(0), np.uint64(1), np.uint64(0xF), np.uint64(4)
 _M1, _M2, _M4 = np.uint64(0x5555555555555555), np.uint64(0x3333333333333333), np.uint64(0x0F0F0F0F0F0F0F0F)
 _H01, _TOP = np.uint64(0x0101010101010101), np.uint64(56)
-# The arguments every network is passed as: domains, start, to, relations, q0, qn, forward, backward.
-_NETWORK = "uint64[:, ::1], int64[::1], int64[::1], uint64[:, :, ::1], int64, int64, uint64[:, ::1], uint64[:, ::1]"
+# The arguments every network is passed as: domains, start, to, relations (as `tables`), q0, qn, forward, backward.
+_NETWORK = ("uint64[:, ::1], int64[::1], int64[::1], uint64[:, :, :, ::1], int64, int64, uint64[:, :, ::1], "
+            "uint64[:, :, ::1]")
 
 
-@njit("void(uint64[:, ::1], uint64[::1], uint64[::1])", cache=True)
-def _image(relation: np.ndarray, values: np.ndarray, out: np.ndarray) -> None:
-    """out = the values related to at least one of `values`."""
+@njit("void(uint64[:, ::1], uint64[:, :, ::1])", cache=True)
+def _fill_tables(relation: np.ndarray, tables: np.ndarray) -> None:
+    """tables[c, s]: the union of the rows of the values 4c + t for the bits t of s."""
+    size, width = relation.shape
+    for c in range(tables.shape[0]):
+        tables[c, 0] = _ZERO
+        for subset in range(1, 16):
+            low = subset & -subset
+            value = 4 * c + (0 if low == 1 else 1 if low == 2 else 2 if low == 4 else 3)
+            for w in range(width):
+                tables[c, subset, w] = tables[c, subset ^ low, w] | (relation[value, w] if value < size else _ZERO)
+
+
+def tables(relation: np.ndarray) -> np.ndarray:
+    """A relation's `tables` (module docstring), from its rows."""
+    made = np.empty((-(-relation.shape[0] // 4), 16, relation.shape[1]), dtype=np.uint64)
+    _fill_tables(relation, made)
+    return made
+
+
+@njit("void(uint64[:, :, ::1], uint64[::1], uint64[::1])", cache=True)
+def _image(tables: np.ndarray, values: np.ndarray, out: np.ndarray) -> None:
+    """out = the values related to at least one of `values` (a relation's `tables`)."""
     width = values.shape[0]
     out[:] = _ZERO
     for k in range(width):
         bits = values[k]
-        first = 64 * k
+        c = 16 * k
         while bits != _ZERO:
-            if bits & _BYTE:
-                for t in range(8):
-                    if (bits >> np.uint64(t)) & _ONE:
-                        row = relation[first + t]
-                        for w in range(width):
-                            out[w] |= row[w]
-            bits >>= _EIGHT
-            first += 8
+            subset = int(bits & _NIBBLE)
+            if subset:
+                row = tables[c, subset]
+                for w in range(width):
+                    out[w] |= row[w]
+            bits >>= _FOUR
+            c += 1
 
 
 @njit("int64(uint64[:, ::1], int64, uint64[::1])", cache=True)
@@ -261,7 +283,8 @@ def path_closure(domains: np.ndarray, stated: np.ndarray, closed: np.ndarray, co
     top = np.zeros(1, np.int64)
     start = np.empty(n + 1, np.int64)
     to = np.empty(max(1, n * (n - 1)), np.int64)
-    relations = np.zeros((max(1, n * (n - 1)), size, width), np.uint64)
+    relation = np.empty((size, width), np.uint64)
+    relations = np.zeros((max(1, n * (n - 1)), -(-size // 4), 16, width), np.uint64)
     for a in range(n + 1):
         start[a] = a * (n - 1)
     everything = np.arange(n)
@@ -295,7 +318,6 @@ def path_closure(domains: np.ndarray, stated: np.ndarray, closed: np.ndarray, co
             for b in range(n):
                 if a != b:
                     to[e] = b
-                    relation = relations[e]
                     relation[:] = _ZERO
                     atoms = _atoms_of(closed, a, b, converses)
                     for x in range(atom_cells.shape[0]):
@@ -303,6 +325,7 @@ def path_closure(domains: np.ndarray, stated: np.ndarray, closed: np.ndarray, co
                             for v in range(size):
                                 for w in range(width):
                                     relation[v, w] |= atom_cells[x, v, w]
+                    _fill_tables(relation, relations[e])
                     e += 1
         if not propagate(domains, start, to, relations, -1, -1, relations[0], relations[0], everything):
             return False
