@@ -34,13 +34,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, reduce
 from operator import and_, or_
+from types import ModuleType
 from typing import TypeVar
 
 import numpy as np
 
 from pipeline.errors import RoomspaceError
 from pipeline.spatial.facts import Fact
-from pipeline.spatial import propagation
 from pipeline.spatial.grid import GRID_SIZES, check_grid_size
 from pipeline.spatial.relations import (BINARY_CODES, DIRECTIONS, DISTANCE_SCALES, DISTANCES, REGIONS, UNARY_CODES,
                                         band, converse, direction, direction_signs, distance, holds, is_binary,
@@ -497,6 +497,7 @@ class _Story:
         unary, self.binary, _ = _network(facts, variables, ())  # the stated codes of each pair (`_network`)
         self.network = _story_network(unary, self.binary, d)
         self.witnesses: list[_Witness] = []
+        self.moved = [0] * len(variables)  # per variable, the values some witness's moves give it
         self._closure: tuple[list[int], dict[Arc, _Relation], Links, dict[Arc, int]] | None = None
 
     def closure(self) -> tuple[list[int], dict[Arc, _Relation], Links, dict[Arc, int]] | None:
@@ -523,6 +524,8 @@ class _Story:
 
     def shown(self, a: int, b: int | None, code: str, since: int = 0) -> bool:
         """Whether a witness (from the `since`-th on) shows "a is <code> (of b)"."""
+        if b is None and since == 0:  # one object's claim: what all the witnesses' moves give it at once
+            return bool(self.moved[a] & _joint_tables(self.d).unary[code])
         bound = b is not None and (a, b) in self.network[1]
         return any(witness.shows(a, b, code, self.d, bound) for witness in self.witnesses[since:])
 
@@ -536,9 +539,10 @@ class _Story:
         if solution is not None:
             values = tuple(value.bit_length() - 1 for value in solution)
             into = [[(c, arcs[c, v]) for c in links.neighbours[v]] for v in range(len(domains))]
-            self.witnesses.append(_Witness(values, tuple(
-                reduce(and_, (relation.rows[values[c]] for c, relation in into[v]), domains[v])
-                for v in range(len(domains)))))
+            witness = _Witness(values, tuple(reduce(and_, (relation.rows[values[c]] for c, relation in into[v]),
+                                                    domains[v]) for v in range(len(domains))))
+            self.witnesses.append(witness)
+            self.moved = [moved | moves for moved, moves in zip(self.moved, witness.moves)]
         return solution is not None, tried[0]
 
 
@@ -645,7 +649,7 @@ class _Relation:
     def tables(self) -> np.ndarray:
         """The rows as the compiled propagation reads them (`propagation.tables`), made once."""
         if self._tables is None:
-            self._tables = propagation.tables(self.words)
+            self._tables = _compiled().tables(self.words)
         return self._tables
 
     def _fill(self, p: int, chunk: int) -> int:
@@ -909,7 +913,7 @@ def _path_closure(domains: list[int], binary: dict[Arc, list[str]], arcs: dict[A
         stated[a, b] = reduce(and_, (_code_atoms(code, d) for code in binary.get((a, b), ())), atoms.every)
     closed = np.full((n, n), atoms.every, dtype=np.int64)
     words = _words(domains, atoms.cell_words.shape[2])
-    if not propagation.path_closure(words, stated, closed, atoms.compose, atoms.converses, atoms.cell_words):
+    if not _compiled().path_closure(words, stated, closed, atoms.compose, atoms.converses, atoms.cell_words):
         return None
     domains[:] = _ints(words)
     for a, b in pairs:
@@ -1078,11 +1082,19 @@ def _query_links(links: Links, arcs: dict[Arc, _Relation], q0: int, qn: int, cod
     return _with_query(links, arcs, q0, qn, _any_of(codes, d), _any_of(frozenset(_CONVERSE[c] for c in codes), d))
 
 
+@lru_cache(maxsize=None)
+def _compiled() -> ModuleType:
+    """pipeline.spatial.propagation, imported when first used: numba takes about half a second to
+    import, which a command that reads the checker's tables but solves nothing need not pay."""
+    from pipeline.spatial import propagation
+    return propagation
+
+
 def _propagate(domains: list[int], links: Links, changed: Iterable[int]) -> bool:
     """Make the domains arc consistent in place, from the variables whose domains `changed` (or
     whose constraints are new); False on a wipe-out (`propagation.propagate`)."""
     words = links.words(domains)
-    consistent = propagation.propagate(words, links.start, links.to, links.relations, *links.query,
+    consistent = _compiled().propagate(words, links.start, links.to, links.relations, *links.query,
                                        np.fromiter(changed, dtype=np.int64))
     domains[:] = _ints(words)
     return consistent
@@ -1094,7 +1106,7 @@ def _search(domains: list[int], links: Links, tried: list[int] | None = None) ->
     solution has a single value; a variable without constraints keeps its (non-empty) domain, as
     any of its values will do."""
     words = links.words(domains)
-    found, count = propagation.search(words, links.start, links.to, links.relations, *links.query)
+    found, count = _compiled().search(words, links.start, links.to, links.relations, *links.query)
     if tried is not None:
         tried[0] += count
     return _ints(words) if found else None
