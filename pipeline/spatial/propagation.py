@@ -1,17 +1,17 @@
-"""Arc consistency and backtracking search over bitset domains, compiled (the checker's inner loops,
-pipeline.spatial.checker; docs/semantics.md section 9).
+"""Arc consistency, backtracking search and R2's path closure over bitset domains, compiled (the
+checker's inner loops, pipeline.spatial.checker; docs/semantics.md sections 9 and 22).
 
 A domain is a row of 64-bit words: value v is bit v % 64 of word v // 64. A relation is an array
 (values, words) whose row v holds the values related to v, and is read as its `tables`: for each
-four values 4c .. 4c+3 and each of the 16 subsets of them, the union of their rows, so that the image
-of a domain costs one lookup per four values rather than one per value. A network's constraints are read per
-variable: the links of variable a (`start[a]` to `start[a + 1]`) each name a variable b it
+four values 4c .. 4c+3 and each of the 16 subsets of them, the union of their rows, so that the
+image of a domain costs one lookup per four values rather than one per value. A network's
+constraints are read per variable: the links of variable a (`start[a]` to `start[a + 1]`) each name a variable b it
 constrains (`to`) and the relation seen from a (`relations`). One constraint more, a query's,
 between q0 and qn (`forward` seen from q0, `backward` from qn) replaces any link between the two;
 q0 = -1 when there is none.
 
-Compiled because the hard family's questions (section 22) spend most of a build in these loops:
-arc consistency is a fixpoint, the same whatever the order of revision, and the search branches
+Compiled because the hard family's questions (section 22) spent most of a build in these loops.
+Arc consistency and the closure are fixpoints, the same whatever the order of revision, and the search branches
 as the checker always has (the smallest domain of more than one value, the first such variable
 on a tie; its values from the least), so every answer, witness and count of branch decisions is
 what the checker's Python loops gave.
