@@ -53,10 +53,10 @@ def main(folder: Path) -> int | str:
     for name, requirements in (("light", ["-c", lock]), ("whole", ["-r", lock])):
         venv.create(folder / name, with_pip=True)
         pip_install(folder / name, str(wheel), *requirements)
-        # numba compiles the checker's kernels on first import and caches them in the installed package:
-        # here, in the background, rather than in the first command a test runs there
-        subprocess.run([str(folder / name / "bin" / "python"), "-c", "import pipeline.spatial.propagation"],
-                       cwd=folder, check=True)
+    # numba compiles the checker's kernels on first import and caches them in the installed package: here,
+    # in the background, for the environment whose test builds (the light one's commands solve nothing)
+    subprocess.run([str(folder / "whole" / "bin" / "python"), "-c", "import pipeline.spatial.propagation"],
+                   cwd=folder, check=True)
     return 0
 
 
