@@ -837,11 +837,11 @@ def _any_of(codes: frozenset[str], d: int) -> _Relation:
 class _AtomTables:
     cells: tuple[_Relation, ...]  # per atom: the cell pairs it holds of
     codes: tuple[frozenset[str], ...]  # per atom: its direction and distance codes
-    converse: tuple[int, ...]  # per atom: the atom of the pair the other way round
     of_code: dict[str, tuple[int, ...]]  # per direction and distance class: its atoms
     every: int  # the bitset of all atoms
-    # What the compiled closure reads (pipeline.spatial.propagation.path_closure): [x, y] the atoms z of
-    # (a, c) where x holds of (a, b) and y of (b, c); each atom's converse; each atom's cells as words.
+    # As the compiled closure reads them (pipeline.spatial.propagation.path_closure): [x, y] the atoms z of
+    # (a, c) where x holds of (a, b) and y of (b, c); per atom, the atom of the pair the other way round
+    # (`_converse_atoms` too); each atom's cells as words.
     compose: np.ndarray
     converses: np.ndarray
     cell_words: np.ndarray
@@ -861,23 +861,21 @@ def _atom_tables(d: int) -> _AtomTables:
     for b in range(size):
         composed[of_pair[:, b, None], of_pair[None, b, :], of_pair] = True
     cells = tuple(_meet([_Relation(tables.binary[code]) for code in key]) for key in kinds)
-    converses = tuple(atom[(converse(key[0]), *key[1:])] for key in kinds)
     return _AtomTables(
         cells=cells,
         codes=tuple(frozenset(key) for key in kinds),
-        converse=converses,
         of_code={code: tuple(x for x, key in enumerate(kinds) if code in key) for code in BINARY_CODES},
         every=_bits(range(len(kinds))),
         compose=(composed.astype(np.int64) << np.arange(len(kinds))).sum(axis=2),
-        converses=np.array(converses, dtype=np.int64),
+        converses=np.array([atom[(converse(key[0]), *key[1:])] for key in kinds], dtype=np.int64),
         cell_words=np.stack([relation.words for relation in cells]),
     )
 
 
 @lru_cache(maxsize=4096)
 def _converse_atoms(atoms: int, d: int) -> int:
-    converses = _atom_tables(d).converse
-    return _bits(converses[x] for x in range(atoms.bit_length()) if atoms >> x & 1)
+    converses = _atom_tables(d).converses
+    return _bits(int(converses[x]) for x in range(atoms.bit_length()) if atoms >> x & 1)
 
 
 @lru_cache(maxsize=None)
