@@ -120,16 +120,24 @@ def content_sha256(document: Mapping) -> str:
 
 
 @lru_cache(maxsize=1)
-def _validator():
+def _validators():
+    """(jsonschema-rs's compiled validator, jsonschema's) of the scene file schema."""
     import jsonschema
+    import jsonschema_rs
 
     jsonschema.Draft202012Validator.check_schema(SCENE_FILE_SCHEMA)
-    return jsonschema.Draft202012Validator(SCENE_FILE_SCHEMA)
+    return jsonschema_rs.Draft202012Validator(SCENE_FILE_SCHEMA), jsonschema.Draft202012Validator(SCENE_FILE_SCHEMA)
 
 
 def schema_errors(document: Any) -> list[str]:
-    """Every way `document` breaks the scene file schema (empty if it is a valid scene file)."""
-    errors = sorted(_validator().iter_errors(document), key=lambda e: list(e.absolute_path))
+    """Every way `document` breaks the scene file schema (empty if it is a valid scene file). jsonschema-rs,
+    compiled, passes a valid document at once (0.02 ms a scene file, where jsonschema takes 1.7: most of the
+    time of reading one); jsonschema lists the errors of any other, so the messages are its own, and so is
+    the verdict on what only it reads as valid (a NaN, a pattern's "$" before a final newline)."""
+    fast, listing = _validators()
+    if fast.is_valid(document):
+        return []
+    errors = sorted(listing.iter_errors(document), key=lambda e: list(e.absolute_path))
     return [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}" for e in errors]
 
 
