@@ -31,7 +31,7 @@ How it stays exact and fast:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache, reduce
 from operator import and_, or_
 from types import ModuleType
@@ -53,6 +53,7 @@ _SIGNS = {code: direction_signs(code) for code in DIRECTIONS}  # per axis, what 
 _BANDS = {code: region_bands(code) for code in REGIONS}
 _DISTANCES = frozenset(DISTANCES)
 _CONVERSE = {code: converse(code) for code in BINARY_CODES}
+_CODE_INDEX = {code: k for k, code in enumerate(BINARY_CODES)}
 _CELLS = {d: [(i, j) for i in range(d) for j in range(d)] for d in GRID_SIZES}  # value i*d + j
 
 
@@ -369,9 +370,11 @@ def _holding(facts: frozenset[Constraint], variables: tuple[str, ...], claims: t
         return (False,) * len(claims)
     ends = _claim_ends(claims, variables)
     held: list[bool | None] = [None] * len(claims)
+    domains, arcs, links = network
+    words = _cell_words(domains, d)
     for k, (a, b, code) in enumerate(ends):
         if held[k] is None:
-            claimed = _with_claim(*network, a, b, frozenset((code,)), d)
+            claimed = _with_claim(words, arcs, links, a, b, frozenset((code,)), d)
             solution = None if claimed is None else _search(*claimed)
             if solution is None:
                 held[k] = False
@@ -389,9 +392,9 @@ def _propagated_holding(facts: frozenset[Constraint], variables: tuple[str, ...]
     if closure is None:
         return (False,) * len(claims)
     domains, arcs, closed = closure
-    links, of_code = Links(arcs, len(domains)), _atom_tables(d).of_code
+    links, of_code, words = Links(arcs, len(domains)), _atom_tables(d).of_code, _cell_words(domains, d)
     return tuple((b is None or any(_relation_atoms(closed, a, b, d) >> x & 1 for x in of_code[code]))
-                 and _with_claim(list(domains), arcs, links, a, b, frozenset((code,)), d) is not None
+                 and _with_claim(words, arcs, links, a, b, frozenset((code,)), d) is not None
                  for a, b, code in _claim_ends(claims, variables))
 
 
@@ -401,17 +404,28 @@ def _claim_ends(claims: Sequence[Constraint], variables: tuple[str, ...]) -> lis
     return [(index[subject], None if obj is None else index[obj], code) for subject, code, obj in claims]
 
 
-def _with_claim(domains: Sequence[int], arcs: dict[Arc, _Relation], links: Links, a: int, b: int | None,
-                codes: frozenset[str], d: int) -> tuple[list[int], Links] | None:
-    """Arc consistent domains below `domains` with "a is one of the `codes` (of b)" added, and the
-    links that hold it; None on a wipe-out."""
-    trial = list(domains)
+def _with_claim(words: np.ndarray, arcs: dict[Arc, _Relation], links: Links, a: int, b: int | None,
+                codes: frozenset[str], d: int) -> tuple[np.ndarray, Links] | None:
+    """Arc consistent domains (as words, `_cell_words`) below `words` with "a is one of the `codes`
+    (of b)" added, and the links that hold it; None on a wipe-out."""
+    trial = words.copy()
     if b is None:
-        unary = _joint_tables(d).unary
-        trial[a] &= reduce(or_, (unary[code] for code in codes), 0)
-        return (trial, links) if trial[a] and _propagate(trial, links, (a,)) else None
+        trial[a] &= _unary_words(codes, d)
+        return (trial, links) if trial[a].any() and _arc_consistent(trial, links, (a,)) else None
     query_links = _query_links(links, arcs, a, b, codes, d)
-    return (trial, query_links) if _propagate(trial, query_links, (a, b)) else None
+    return (trial, query_links) if _arc_consistent(trial, query_links, (a, b)) else None
+
+
+def _cell_words(domains: Sequence[int], d: int) -> np.ndarray:
+    """Domains over the cells as the compiled loops read them: rows of words, as wide as every cell relation's."""
+    return _words(domains, -(-d * d // 64))
+
+
+@lru_cache(maxsize=None)
+def _unary_words(codes: frozenset[str], d: int) -> np.ndarray:
+    """The cells where one of the region or wall codes holds, as a row of words (`_cell_words`)."""
+    unary = _joint_tables(d).unary
+    return _cell_words([reduce(or_, (unary[code] for code in codes), 0)], d)[0]
 
 
 def _satisfied(solution: Sequence[int], a: int, b: int | None, code: str, d: int) -> bool:
@@ -470,22 +484,13 @@ def settled_claims(facts: Iterable[Fact], variables: Sequence[str], claims: Sequ
 
 @dataclass(frozen=True)
 class _Witness:
-    """A solution of a story, with each variable's moves: the values it may take, the others staying
-    (each such move a solution too; an unconstrained variable keeps its domain)."""
+    """A solution of a story (each variable's value), with each variable's moves as words: the values
+    it may take, the others staying (each such move a solution too; an unconstrained variable keeps its
+    domain); and, per pair asked, the codes it shows."""
 
-    values: tuple[int, ...]
-    moves: tuple[int, ...]
-
-    def shows(self, a: int, b: int | None, code: str, d: int, bound: bool) -> bool:
-        """Whether this solution or one of its moves has "a is <code> (of b)" hold; where no fact
-        relates a and b (not `bound`), the two may move at once, each keeping its own facts."""
-        if b is None:
-            return bool(self.moves[a] & _joint_tables(d).unary[code])
-        if not bound:
-            return bool(_cell_relation(code, d).image(self.moves[a]) & self.moves[b])
-        binary = _joint_tables(d).binary
-        return bool(self.moves[a] & binary[_CONVERSE[code]][self.values[b]]
-                    or self.moves[b] & binary[code][self.values[a]])
+    values: np.ndarray
+    words: np.ndarray
+    shown: dict[Arc, int] = field(default_factory=dict)
 
 
 class _Story:
@@ -496,54 +501,68 @@ class _Story:
         self.facts, self.variables, self.d = facts, variables, d
         unary, self.binary, _ = _network(facts, variables, ())  # the stated codes of each pair (`_network`)
         self.network = _story_network(unary, self.binary, d)
+        self.words = None if self.network is None else _cell_words(self.network[0], d)  # its domains
         self.witnesses: list[_Witness] = []
-        self.moved = [0] * len(variables)  # per variable, the values some witness's moves give it
-        self._closure: tuple[list[int], dict[Arc, _Relation], Links, dict[Arc, int]] | None = None
+        self.moved = None if self.words is None else np.zeros_like(self.words)  # the witnesses' moves, joined
+        self._closure: tuple[np.ndarray, dict[Arc, _Relation], Links, dict[Arc, int]] | None = None
 
-    def closure(self) -> tuple[list[int], dict[Arc, _Relation], Links, dict[Arc, int]] | None:
-        """`_closure`'s domains, arcs and atoms, with the arcs' links; None on a wipe-out."""
+    def closure(self) -> tuple[np.ndarray, dict[Arc, _Relation], Links, dict[Arc, int]] | None:
+        """`_closure`'s domains (as words), arcs and atoms, with the arcs' links; None on a wipe-out."""
         if self._closure is None:
             closure = _closure(self.facts, self.variables, self.d)
             if closure is None:
                 return None
             domains, arcs, closed = closure
-            self._closure = list(domains), arcs, Links(arcs, len(domains)), closed
+            self._closure = _cell_words(domains, self.d), arcs, Links(arcs, len(domains)), closed
         return self._closure
 
     def kept(self, a: int, b: int | None, code: str) -> bool:
         """R2 of "a is <code> (of b)": a pair's code one of the atoms the closure leaves the pair, and
         arc consistency over the closure with it added no wipe-out (`propagated_answer`, `propagated_holding`)."""
-        domains, arcs, links, closed = self.closure()
+        words, arcs, links, closed = self.closure()
         if b is None:
-            return _with_claim(domains, arcs, links, a, None, frozenset((code,)), self.d) is not None
+            return _with_claim(words, arcs, links, a, None, frozenset((code,)), self.d) is not None
         # A code is a union of atoms: the claim met with the pair's closed constraint is its atoms of the
         # code's, one relation per set of atoms (shared by every story), not a relation made per check.
         atoms = _relation_atoms(closed, a, b, self.d) & _code_atoms(code, self.d)
-        return bool(atoms) and _propagate(list(domains), links.with_query(
+        return bool(atoms) and _arc_consistent(words.copy(), links.with_query(
             a, b, _atoms_relation(atoms, self.d), _atoms_relation(_converse_atoms(atoms, self.d), self.d)), (a, b))
 
     def shown(self, a: int, b: int | None, code: str, since: int = 0) -> bool:
         """Whether a witness (from the `since`-th on) shows "a is <code> (of b)"."""
-        if b is None and since == 0:  # one object's claim: what all the witnesses' moves give it at once
-            return bool(self.moved[a] & _joint_tables(self.d).unary[code])
-        bound = b is not None and (a, b) in self.network[1]
-        return any(witness.shows(a, b, code, self.d, bound) for witness in self.witnesses[since:])
+        if b is None:  # one object's claim: what the witnesses' moves give it at once
+            moved = self.moved if since == 0 else np.bitwise_or.reduce([w.words for w in self.witnesses[since:]])
+            return bool((moved[a] & _unary_words(frozenset((code,)), self.d)).any())
+        return bool(self.shown_codes(a, b, since) >> _CODE_INDEX[code] & 1)
+
+    def shown_codes(self, a: int, b: int, since: int = 0) -> int:
+        """The binary codes (a bitset in BINARY_CODES' order) that a witness (from the `since`-th on)
+        shows of a to b: where a fact binds the two, one moving while the other stays, else both at once."""
+        bound = (a, b) in self.network[1]
+        codes, converses = _code_tables(self.d)
+        found = 0
+        for witness in self.witnesses[since:]:
+            if (a, b) not in witness.shown:
+                witness.shown[a, b] = _compiled().shown(witness.words, witness.values, a, b, bound, codes, converses)
+            found |= witness.shown[a, b]
+        return found
 
     def search(self, a: int, b: int | None, codes: frozenset[str]) -> tuple[bool, int]:
         """Search for a solution with "a is one of `codes` (of b)", kept as a witness if found; whether
         one was, and the branch decisions tried (`refutation_effort`'s count when none is)."""
-        domains, arcs, links = self.network
-        claimed = _with_claim(domains, arcs, links, a, b, codes, self.d)
-        tried = [0]
-        solution = None if claimed is None else _search(*claimed, tried)
-        if solution is not None:
-            values = tuple(value.bit_length() - 1 for value in solution)
-            into = [[(c, arcs[c, v]) for c in links.neighbours[v]] for v in range(len(domains))]
-            witness = _Witness(values, tuple(reduce(and_, (relation.rows[values[c]] for c, relation in into[v]),
-                                                    domains[v]) for v in range(len(domains))))
-            self.witnesses.append(witness)
-            self.moved = [moved | moves for moved, moves in zip(self.moved, witness.moves)]
-        return solution is not None, tried[0]
+        _, arcs, links = self.network
+        claimed = _with_claim(self.words, arcs, links, a, b, codes, self.d)
+        if claimed is None:
+            return False, 0
+        solution, claimed_links = claimed
+        found, tried = _compiled().search(solution, *claimed_links.network)
+        if found:
+            values = _compiled().highest(solution)
+            moves = np.empty_like(self.words)
+            _compiled().moves(self.words, links.start, links.to, links.relations, values, moves)
+            self.witnesses.append(_Witness(values, moves))
+            self.moved |= moves
+        return found, tried
 
 
 @lru_cache(maxsize=256)
@@ -564,7 +583,8 @@ def _settled_pairs(facts: frozenset[Constraint], variables: tuple[str, ...], que
         return tuple(Settled(frozenset(), frozenset(), 0) for _ in pairs)
     settled = []
     for (a, b), candidates in zip(pairs, axes):
-        found = {code for code in candidates if story.shown(a, b, code)}
+        shown = story.shown_codes(a, b)
+        found = {code for code in candidates if shown >> _CODE_INDEX[code] & 1}
         local = frozenset(found) | {code for code in candidates - found if story.kept(a, b, code)}
         effort = 0
         while open_codes := local - found:
@@ -573,7 +593,8 @@ def _settled_pairs(facts: frozenset[Constraint], variables: tuple[str, ...], que
             if not held:
                 effort = tried  # R2's rest, refuted by one search: `refutation_effort`'s
                 break
-            found |= {code for code in open_codes if story.shown(a, b, code, since)}
+            shown = story.shown_codes(a, b, since)
+            found |= {code for code in open_codes if shown >> _CODE_INDEX[code] & 1}
         settled.append(Settled(frozenset(found), local, effort))
     return tuple(settled)
 
@@ -814,13 +835,21 @@ def _cell_relation(code: str, d: int) -> _Relation:
     return _Relation(_joint_tables(d).binary[code])
 
 
+@lru_cache(maxsize=None)
+def _code_tables(d: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every binary code's cell relation as the compiled checks read it (`_Relation.tables`), in
+    BINARY_CODES' order, and each code's converse's index."""
+    return (np.stack([_cell_relation(code, d).tables for code in BINARY_CODES]),
+            np.array([_CODE_INDEX[_CONVERSE[code]] for code in BINARY_CODES], dtype=np.int64))
+
+
 @lru_cache(maxsize=512)
 def _all_of(codes: frozenset[str], d: int) -> _Relation:
     """Cells related by every one of the codes: the facts on one pair."""
     return _meet([_cell_relation(c, d) for c in sorted(codes)])
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=None)
 def _any_of(codes: frozenset[str], d: int) -> _Relation:
     """Cells related by at least one of the codes: the query's open directions."""
     return _join([_cell_relation(c, d) for c in sorted(codes)])
@@ -835,7 +864,6 @@ def _any_of(codes: frozenset[str], d: int) -> _Relation:
 
 @dataclass(frozen=True)
 class _AtomTables:
-    cells: tuple[_Relation, ...]  # per atom: the cell pairs it holds of
     codes: tuple[frozenset[str], ...]  # per atom: its direction and distance codes
     of_code: dict[str, tuple[int, ...]]  # per direction and distance class: its atoms
     every: int  # the bitset of all atoms
@@ -860,9 +888,8 @@ def _atom_tables(d: int) -> _AtomTables:
     composed = np.zeros((len(kinds),) * 3, dtype=bool)
     for b in range(size):
         composed[of_pair[:, b, None], of_pair[None, b, :], of_pair] = True
-    cells = tuple(_meet([_Relation(tables.binary[code]) for code in key]) for key in kinds)
+    cells = [_meet([_Relation(tables.binary[code]) for code in key]) for key in kinds]
     return _AtomTables(
-        cells=cells,
         codes=tuple(frozenset(key) for key in kinds),
         of_code={code: tuple(x for x, key in enumerate(kinds) if code in key) for code in BINARY_CODES},
         every=_bits(range(len(kinds))),
@@ -887,8 +914,7 @@ def _code_atoms(code: str, d: int) -> int:
 @lru_cache(maxsize=1024)
 def _atoms_relation(atoms: int, d: int) -> _Relation:
     """The cell pairs where one of the atoms holds."""
-    cells = _atom_tables(d).cells
-    return _join([cells[x] for x in range(atoms.bit_length()) if atoms >> x & 1])
+    return _Relation(words=_compiled().joined(atoms, _atom_tables(d).cell_words))
 
 
 def _relation_atoms(closed: dict[Arc, int], a: int, b: int, d: int) -> int:
@@ -981,7 +1007,7 @@ def _solve_joint(
             trial = list(domains)
             if not _propagate(trial, query_links, (q0, qn)):
                 break
-            solution = _search(trial, query_links)
+            solution = _search(query_links.words(trial), query_links)
             if solution is None:
                 break
             _settle(solution, domains, into, candidates, found, pairs, d)
@@ -1046,6 +1072,11 @@ class Links:
         linked.query = (q0, qn, forward.tables, backward.tables)
         return linked
 
+    @property
+    def network(self) -> tuple:
+        """The arrays the compiled loops read (pipeline.spatial.propagation's `_NETWORK`, after the domains)."""
+        return self.start, self.to, self.relations, *self.query
+
     def words(self, domains: Sequence[int]) -> np.ndarray:
         """The domains as rows of words, as wide as the relations' (those of no constraint: the domains')."""
         return _words(domains, self.relations.shape[3] if len(self.relations) else
@@ -1090,21 +1121,24 @@ def _compiled() -> ModuleType:
 
 def _propagate(domains: list[int], links: Links, changed: Iterable[int]) -> bool:
     """Make the domains arc consistent in place, from the variables whose domains `changed` (or
-    whose constraints are new); False on a wipe-out (`propagation.propagate`)."""
+    whose constraints are new); False on a wipe-out."""
     words = links.words(domains)
-    consistent = _compiled().propagate(words, links.start, links.to, links.relations, *links.query,
-                                       np.fromiter(changed, dtype=np.int64))
+    consistent = _arc_consistent(words, links, changed)
     domains[:] = _ints(words)
     return consistent
 
 
-def _search(domains: list[int], links: Links, tried: list[int] | None = None) -> list[int] | None:
-    """A solution below these arc-consistent domains, or None; `tried`, when given, counts the
-    values tried (the branch decisions; `propagation.search`). Every constrained variable of a
-    solution has a single value; a variable without constraints keeps its (non-empty) domain, as
-    any of its values will do."""
-    words = links.words(domains)
-    found, count = _compiled().search(words, links.start, links.to, links.relations, *links.query)
+def _arc_consistent(words: np.ndarray, links: Links, changed: Iterable[int]) -> bool:
+    """`_propagate` of domains given as words (`Links.words`), in place (`propagation.propagate`)."""
+    return _compiled().propagate(words, *links.network, np.fromiter(changed, dtype=np.int64))
+
+
+def _search(words: np.ndarray, links: Links, tried: list[int] | None = None) -> list[int] | None:
+    """A solution below these arc-consistent domains (as words, `Links.words`: left as the solution
+    where there is one), or None; `tried`, when given, counts the values tried (the branch decisions;
+    `propagation.search`). Every constrained variable of a solution has a single value; a variable
+    without constraints keeps its (non-empty) domain, as any of its values will do."""
+    found, count = _compiled().search(words, *links.network)
     if tried is not None:
         tried[0] += count
     return _ints(words) if found else None

@@ -199,6 +199,75 @@ def search(domains: np.ndarray, start: np.ndarray, to: np.ndarray, relations: np
     return False, tried
 
 
+@njit("int64[::1](uint64[:, ::1])", cache=True)
+def highest(domains: np.ndarray) -> np.ndarray:
+    """Each domain's greatest value (a solution's value, where it has one)."""
+    n, width = domains.shape
+    out = np.full(n, -1, np.int64)
+    for v in range(n):
+        for w in range(width - 1, -1, -1):
+            word = domains[v, w]
+            if word != _ZERO:
+                bit = 63
+                while word >> np.uint64(bit) == _ZERO:
+                    bit -= 1
+                out[v] = 64 * w + bit
+                break
+    return out
+
+
+@njit("uint64[:, ::1](int64, uint64[:, :, ::1])", cache=True)
+def joined(atoms: int, atom_cells: np.ndarray) -> np.ndarray:
+    """The union of the relations of the atoms in `atoms` (a bitset), each atom's cell pairs given as rows of words."""
+    out = np.zeros(atom_cells.shape[1:], np.uint64)
+    for x in range(atom_cells.shape[0]):
+        if atoms >> x & 1:
+            out |= atom_cells[x]
+    return out
+
+
+@njit("void(uint64[:, ::1], int64[::1], int64[::1], uint64[:, :, :, ::1], int64[::1], uint64[:, ::1])", cache=True)
+def moves(domains: np.ndarray, start: np.ndarray, to: np.ndarray, relations: np.ndarray, values: np.ndarray,
+          out: np.ndarray) -> None:
+    """out[v]: the values of v's domain its links allow, every other variable at its value in
+    `values` (a solution's one-variable moves, each a solution too)."""
+    out[:] = domains
+    for c in range(values.shape[0]):
+        value = values[c]
+        for link in range(start[c], start[c + 1]):
+            row = relations[link, value >> 2, 1 << (value & 3)]
+            for w in range(out.shape[1]):
+                out[to[link], w] &= row[w]
+
+
+@njit("int64(uint64[:, ::1], int64[::1], int64, int64, boolean, uint64[:, :, :, ::1], int64[::1])", cache=True)
+def shown(moves: np.ndarray, values: np.ndarray, a: int, b: int, bound: bool, codes: np.ndarray,
+          converses: np.ndarray) -> int:
+    """The codes k (a bitset over `codes`, each a relation's `tables`; `converses[k]` its converse's
+    index) such that a solution (`values`) or one of its moves (`moves`) has a in relation k to b.
+    Where a fact binds a and b (`bound`), one of the two moves while the other stays; where none
+    does, both may move at once, each keeping its own facts."""
+    width = moves.shape[1]
+    image = np.empty(width, np.uint64)
+    found = 0
+    for k in range(codes.shape[0]):
+        hit = False
+        if bound:
+            seen_from_b = codes[converses[k], values[b] >> 2, 1 << (values[b] & 3)]
+            seen_from_a = codes[k, values[a] >> 2, 1 << (values[a] & 3)]
+            for w in range(width):
+                if moves[a, w] & seen_from_b[w] != _ZERO or moves[b, w] & seen_from_a[w] != _ZERO:
+                    hit = True
+        else:
+            _image(codes[k], moves[a], image)
+            for w in range(width):
+                if image[w] & moves[b, w] != _ZERO:
+                    hit = True
+        if hit:
+            found |= 1 << k
+    return found
+
+
 # Path consistency over atoms (docs/semantics.md section 22): a pair's atoms, as a bitset of at
 # most 64 (an atom is one direction with one distance class on each scale), are kept per pair
 # (a, b), a < b, in closed[a, b]; the pair the other way round holds their converses.
