@@ -2,7 +2,9 @@
 
 from collections import Counter
 
+import numpy as np
 import pytest
+import shapely
 from conftest import SCENE_COUNT, SCENE_SEED
 from shapely.geometry import Point, Polygon
 
@@ -13,7 +15,8 @@ from pipeline.spatial.facts import SETTINGS
 from pipeline.spatial.frames import FACINGS, quarters, seen_facing, seen_set, turn
 from pipeline.spatial.relations import DIRECTIONS, direction, relation_words
 from pipeline.testing.oracle import oracle_answer_set
-from pipeline.text.agents import AGENT, CLEARANCE, FACED_WALL, FRAME_CHANGES, FRAMINGS, agent_items, camera_point
+from pipeline.text.agents import (AGENT, CLEARANCE, FACED_WALL, FRAME_CHANGES, FRAMINGS, SPOTS, agent_items,
+                                  camera_point, clearances)
 from pipeline.text.configs import Config
 from pipeline.text.items import RoomItems
 from pipeline.text.pictured import _plan_picture, clear_pairs, first_person_poses
@@ -217,6 +220,22 @@ def test_the_egocentric_observer_stands_where_a_camera_can(rooms):
             assert min(x, z, scene.side - x, scene.side - z) >= CLEARANCE
             assert all(Point(x, z).distance(Polygon(o.footprint)) >= CLEARANCE - 1e-9 for o in scene.objects)
         assert all((p.i, p.j) != (observer.i, observer.j) for p in poses[1:])
+
+
+def test_clearances_are_shapelys_distances_to_the_nearest_footprint_or_wall(scenes):
+    """Every point a camera may stand at (SPOTS of every cell, d 9 and 12) is as far from what is nearest
+    as Shapely measures it (0 inside a footprint): measuring each footprint only from the points its
+    bounding box is near passes over no footprint nearer than the rest."""
+    for index in range(SCENE_COUNT):
+        scene = load_scene(scene_path(scenes, SCENE_SEED, index))
+        for d in (9, 12):
+            cell = scene.side / d
+            points = np.array([((i + u) * cell, (j + v) * cell) for i in range(d) for j in range(d)
+                               for u in SPOTS for v in SPOTS])
+            x, z = points[:, 0], points[:, 1]
+            walls = np.minimum.reduce([x, z, scene.side - x, scene.side - z])
+            footprints = [shapely.distance(shapely.points(points), Polygon(o.footprint)) for o in scene.objects]
+            assert np.allclose(clearances(scene, points), np.minimum.reduce([walls, *footprints]), rtol=0, atol=1e-9)
 
 
 def test_balanced_first_person_stances_promising_one_object_behind_another_come_first(rooms):
