@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache, partial
+from functools import cached_property, lru_cache, partial
 from random import Random
 
 import numpy as np
@@ -221,8 +221,15 @@ class Framings:
         """The fields of the paper's egocentric question of a setting (the `agent` framing, told `story`):
         its pair (o_1, o_n) asked from the story's observer."""
         observer, query = self.observer, (self.names[0], self.names[-1])
-        plan_answer = answer_set(self.story_facts(setting, "agent"), self.names + [AGENT], query, self.base.d)
-        return self.fields(setting, "agent", story, observer, observer, query, plan_answer)
+        return self.fields(setting, "agent", story, observer, observer, query, self._egocentric_answers[setting])
+
+    @cached_property
+    def _egocentric_answers(self) -> dict[str, frozenset[str]]:
+        """Every setting's plan answer of the egocentric question's pair, found together (checker.Answers: the
+        settings' facts bound each other's answers, so most need no search of their own)."""
+        query = (self.names[0], self.names[-1])
+        return Answers(self.names + [AGENT], query, self.base.d).answer_sets(
+            {setting: self.story_facts(setting, "agent") for setting in self.told.facts})
 
     def story_facts(self, setting: str, kind: str) -> tuple[Fact, ...]:
         """The facts a framing's story states: the setting's, and the facts about you if told from you."""
