@@ -503,7 +503,7 @@ class _Story:
         self.network = _story_network(unary, self.binary, d)
         self.words = None if self.network is None else _cell_words(self.network[0], d)  # its domains
         self.witnesses: list[_Witness] = []
-        self.moved = None if self.words is None else np.zeros_like(self.words)  # the witnesses' moves, joined
+        self.moved = [0] * len(variables)  # per variable, the values some witness's moves give it
         self._closure: tuple[np.ndarray, dict[Arc, _Relation], Links, dict[Arc, int]] | None = None
 
     def closure(self) -> tuple[np.ndarray, dict[Arc, _Relation], Links, dict[Arc, int]] | None:
@@ -531,8 +531,8 @@ class _Story:
     def shown(self, a: int, b: int | None, code: str, since: int = 0) -> bool:
         """Whether a witness (from the `since`-th on) shows "a is <code> (of b)"."""
         if b is None:  # one object's claim: what the witnesses' moves give it at once
-            moved = self.moved if since == 0 else np.bitwise_or.reduce([w.words for w in self.witnesses[since:]])
-            return bool((moved[a] & _unary_words(frozenset((code,)), self.d)).any())
+            moved = self.moved[a] if since == 0 else reduce(or_, (_ints(w.words)[a] for w in self.witnesses[since:]))
+            return bool(moved & _joint_tables(self.d).unary[code])
         return bool(self.shown_codes(a, b, since) >> _CODE_INDEX[code] & 1)
 
     def shown_codes(self, a: int, b: int, since: int = 0) -> int:
@@ -561,7 +561,7 @@ class _Story:
             moves = np.empty_like(self.words)
             _compiled().moves(self.words, links.start, links.to, links.relations, values, moves)
             self.witnesses.append(_Witness(values, moves))
-            self.moved |= moves
+            self.moved = [moved | moves for moved, moves in zip(self.moved, _ints(moves))]
         return found, tried
 
 
