@@ -95,9 +95,9 @@ def twin_items(items: Sequence[Item]) -> tuple[Item, ...]:
     groups: dict[tuple[str, str, str, str], list[Item]] = {}
     for item in items:
         groups.setdefault((item.room_id, item.config, item.setting, item.view), []).append(item)
-    for (_, config, _, _), group in groups.items():
+    for config, item in {item.config: item for item in items}.items():  # each configuration's kind once
         if kind_of(config) is not BASE:
-            raise RoomspaceError(f"item {group[0].id} is not a base item: only those have twins")
+            raise RoomspaceError(f"item {item.id} is not a base item: only those have twins")
     twins = {}
     rooms: dict[tuple[str, str], _Renamed] = {}  # per room and configuration
     for (room_id, config, _, _), group in groups.items():
