@@ -30,10 +30,11 @@ $(READY): pyproject.toml requirements.lock
 	touch $@
 
 # The suite in TEST_WORKERS processes (pytest-xdist), each test file whole in one of them: its module's
-# fixtures are made once.
+# fixtures are made once. The files are handed out in the order tests/conftest.py sorts them (the slowest
+# first, those waiting for a background job last), not by their count of tests.
 TEST_WORKERS ?= 2
 test: $(READY)
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # The core tests only: no wheel build, no whole builds in subprocesses.
 test-quick: $(READY)

@@ -17,26 +17,61 @@ ROOMSPACE_100 = (0, 100)  # seed, houses: `make roomspace-100`'s rooms, read by 
 BACKGROUND_JOBS = pytest.StashKey[dict[str, BackgroundJob]]()
 
 
+# The test files of the most seconds (CPU, measured with issue 47's `make test`), run first so that no long one
+# is left to one worker at the end (`make test` runs pytest-xdist in collection order, --no-loadscope-reorder);
+# the files waiting for a background job run last, which gives the job the whole run.
+SLOWEST_FILES = ("dataset/test_reliability.py", "spatial/test_checker.py", "evaluate/test_inspect.py",
+                 "render/test_labels.py", "evaluate/test_score.py", "scene/test_determinism.py",
+                 "evaluate/test_plots.py", "spatial/test_ladder.py", "dataset/test_pictured_build.py",
+                 "environment/test_environment_items.py", "dataset/test_image_storage.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    tests = Path(__file__).parent
+
+    def rank(item: pytest.Item) -> tuple[bool, int]:
+        name = item.path.relative_to(tests).as_posix() if item.path.is_relative_to(tests) else ""
+        waits = any(fixture in JOBS for fixture in item.fixturenames)
+        return waits, SLOWEST_FILES.index(name) if name in SLOWEST_FILES else len(SLOWEST_FILES)
+
+    waiting = {item.path for item in items if rank(item)[0]}  # a file's tests stay together, in their order
+    items.sort(key=lambda item: (item.path in waiting, rank(item)[1]))
+
+
+def shared_folder(config: pytest.Config) -> Path:
+    """pytest's base folder of the run, which holds the folders of its pytest-xdist workers."""
+    base = config._tmp_path_factory.getbasetemp()
+    return base.parent if hasattr(config, "workerinput") else base
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """The background jobs (tests/background.py) of the fixtures the collected tests ask for, started now;
-    in a pytest-xdist worker (`make test` runs two), which collects every test but runs only some, each
-    when a test first asks for it."""
+    """The background jobs (tests/background.py) of the fixtures the collected tests ask for, started now by
+    the first pytest-xdist worker (`make test` runs two, each collecting every test), or the only process."""
     asked = sorted({name for item in session.items for name in item.fixturenames if name in JOBS})
-    distributed = hasattr(session.config, "workerinput")
-    session.config.stash[BACKGROUND_JOBS] = {} if distributed else {name: BackgroundJob.start(name) for name in asked}
+    jobs = {name: BackgroundJob.of(name, shared_folder(session.config)) for name in asked}
+    if getattr(session.config, "workerinput", {}).get("workerid", "gw0") == "gw0":
+        for job in jobs.values():
+            job.start()
+    session.config.stash[BACKGROUND_JOBS] = jobs
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    for job in session.config.stash.get(BACKGROUND_JOBS, {}).values():
-        job.close()
+    """A worker waits for the deletions it started; the run's own process (the only one, or pytest-xdist's
+    controller, which ends after its workers) stops the jobs still running and deletes what is left."""
+    if hasattr(session.config, "workerinput"):
+        for job in session.config.stash.get(BACKGROUND_JOBS, {}).values():
+            if job.removal is not None:
+                job.close()
+        return
+    for fixture in JOBS:
+        job = BackgroundJob.of(fixture, shared_folder(session.config))
+        if job.folder.exists():
+            job.close()
 
 
 def made_in_background(request: pytest.FixtureRequest):
     """The folder of the background job of the fixture asking, once made; deleted after its module."""
-    jobs = request.config.stash[BACKGROUND_JOBS]
-    if request.fixturename not in jobs:
-        jobs[request.fixturename] = BackgroundJob.start(request.fixturename)
-    job = jobs[request.fixturename]
+    job = request.config.stash[BACKGROUND_JOBS][request.fixturename]
     yield job.ready()
     job.remove()
 
