@@ -144,7 +144,10 @@ def map_lines(cells: Sequence[tuple[int, int]], d: int) -> list[str]:
     for number, cell in enumerate(cells, 1):
         drawn[cell] = drawn.get(cell, "") + str(number)
     width = max(map(len, drawn.values()), default=1)
-    return [" ".join(drawn.get((i, j), empty).rjust(width) for i in range(d)) for j in reversed(range(d))]
+    rows = [[empty.rjust(width)] * d for _ in range(d)]  # rows[j][i]: every cell empty, then the drawn ones
+    for (i, j), numbers in drawn.items():
+        rows[j][i] = numbers.rjust(width)
+    return [" ".join(row) for row in reversed(rows)]
 
 
 def read_map(lines: Sequence[str], objects: int, d: int) -> tuple[tuple[tuple[int, int], ...] | None, str | None]:
