@@ -227,11 +227,17 @@ def _first_free(request: LabelRequest, size, owner, covered, own, crossed, tried
     # between the box's centre and the dot is a whole number, the key's high bits.
     quadruple = (2 * x0s + w - 2 * request.dot[0]) ** 2 + (2 * y0s + h - 2 * request.dot[1]) ** 2
     keys = (quadruple << 32) | (y0s << 16) | x0s
-    for k in itertools.islice(_ascending(keys), tried):
-        x0, y0 = int(x0s[k]), int(y0s[k])
-        place = LabelPlace((x0, y0, x0 + w, y0 + h), request.dot)
-        if _leader_clear(place, crossed):
-            return place
+    left = len(keys) if tried is None else tried
+    for batch in _ascending_batches(keys):
+        batch = batch[:left]
+        if not len(batch):  # no free place, or the `tried` nearest tried
+            break
+        clear = _leaders_clear(x0s[batch], y0s[batch], size, request.dot, crossed)
+        if clear.any():
+            k = batch[int(np.argmax(clear))]
+            x0, y0 = int(x0s[k]), int(y0s[k])
+            return LabelPlace((x0, y0, x0 + w, y0 + h), request.dot)
+        left -= len(batch)
     spots = _spots(owner == request.index, covered | crossed)
     if not len(spots):
         return None
@@ -267,17 +273,42 @@ def _spots(mine: np.ndarray, taken: np.ndarray) -> np.ndarray:
 
 
 def _ascending(keys: np.ndarray, first: int = 64):
-    """Indices of distinct `keys` in ascending order: the `first` smallest sorted alone (the place
-    is nearly always among them), then the rest."""
+    """Indices of distinct `keys` in ascending order, one at a time."""
+    for batch in _ascending_batches(keys, first):
+        yield from batch
+
+
+BATCH = 256
+
+
+def _ascending_batches(keys: np.ndarray, first: int = 64):
+    """Indices of distinct `keys` in ascending order, in arrays: the `first` smallest sorted alone (the
+    place is nearly always among them), then the rest, BATCH at a time (a crowded image tries thousands)."""
     if len(keys) <= first:
-        yield from np.argsort(keys)
+        yield np.argsort(keys)
         return
     nearest = np.argpartition(keys, first)[:first]
-    yield from nearest[np.argsort(keys[nearest])]
+    yield nearest[np.argsort(keys[nearest])]
     rest = np.ones(len(keys), dtype=bool)
     rest[nearest] = False
     others = np.nonzero(rest)[0]
-    yield from others[np.argsort(keys[others])]
+    others = others[np.argsort(keys[others])]
+    for start in range(0, len(others), BATCH):
+        yield others[start : start + BATCH]
+
+
+def _leaders_clear(x0s: np.ndarray, y0s: np.ndarray, size: tuple[int, int], dot: tuple[int, int],
+                   crossed: np.ndarray) -> np.ndarray:
+    """`_leader_clear` of each box of this size at (x0s, y0s) with its leader to `dot`, all at once: the
+    same pixels of each leader, computed by the same arithmetic (a leader shorter than the longest repeats
+    its last pixel)."""
+    w, h = size
+    starts = (np.minimum(np.maximum(dot[0], x0s), x0s + w), np.minimum(np.maximum(dot[1], y0s), y0s + h))
+    steps = np.maximum(1, 2 * np.maximum(np.abs(dot[0] - starts[0]), np.abs(dot[1] - starts[1])))[:, None]
+    t = np.minimum(np.arange(int(steps.max()) + 1), steps) / steps
+    cols = np.rint(starts[0][:, None] + t * (dot[0] - starts[0])[:, None]).astype(int)
+    rows = np.rint(starts[1][:, None] + t * (dot[1] - starts[1])[:, None]).astype(int)
+    return ~crossed[rows, cols].any(axis=1)
 
 
 def _leader_clear(place: LabelPlace, crossed: np.ndarray) -> bool:
