@@ -101,13 +101,16 @@ class TypePrior:
 
     def __init__(self, table: Mapping) -> None:
         self.settings = table["settings"]
+        # per setting, each pair of types' factors (`weights`), made when first needed, for every room
+        self._factors: dict[str, dict[tuple[str, str], tuple[list[float], list[float]]]] = {
+            setting: {} for setting in self.settings}
 
     def weights(self, setting: str, type_of: Callable[[Hashable], str]) -> TypeWeights:
         """The setting's weights, a pair's ends read as object types by `type_of`."""
         table = self.settings[setting]
         fr_tables, yn_tables = ([table[f"{kind}_{role}"] for role in TYPE_ROLES] for kind in ("fr", "yn"))
         ones = {"fr": [1.0] * len(table["sets"]), "yn": [1.0] * 2 * len(DIRECTIONS)}
-        seen: dict[tuple[str, str], tuple[list[float], list[float]]] = {}
+        seen = self._factors[setting]
 
         def factors(pair: Pair) -> tuple[list[float], list[float]]:
             """A pair's FR factors and YN factors: its type keys' products."""

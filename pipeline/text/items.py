@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import chain, combinations
 from random import Random
 from types import MappingProxyType
@@ -623,8 +623,9 @@ def _balanced_items(scene: Scene, config: Config, choice: Choice, raster: Raster
     type_of = dict(zip(names, (o.type for o in chosen))).__getitem__
     paths: dict[tuple, tuple[PathStep, ...]] = {}
 
+    @cache
     def about(setting: str, pair: tuple[str, str]) -> dict:
-        """The fields a question about `pair` in `setting` has of its own."""
+        """The fields a question about `pair` in `setting` has of its own (asked in any view)."""
         a, b = position[pair[0]], position[pair[1]]
         answer = tuple(code for code in DIRECTIONS if code in askable[setting][pair])
         links = tuple(fact for fact in facts[setting] if fact.relation in DIRECTIONS)
