@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, reduce
+from itertools import accumulate
 from operator import and_, or_
 from types import ModuleType
 from typing import TypeVar
@@ -1058,10 +1059,13 @@ class Links:
         for (a, b), relation in arcs.items():
             by_variable[a].append((b, relation))
         self.neighbours = [tuple(b for b, _ in links) for links in by_variable]
-        self.start = np.cumsum([0, *map(len, by_variable)], dtype=np.int64)
+        self.start = np.array([0, *accumulate(map(len, by_variable))], dtype=np.int64)
         self.to = np.array([b for links in by_variable for b, _ in links], dtype=np.int64)
         tables = [relation.tables for links in by_variable for _, relation in links]
-        self.relations = np.stack(tables) if tables else np.zeros((0, 1, 16, 1), dtype=np.uint64)
+        # filled row by row: for a few small arrays, NumPy's stack costs more than the copying
+        self.relations = np.empty((len(tables), *tables[0].shape) if tables else (0, 1, 16, 1), dtype=np.uint64)
+        for k, table in enumerate(tables):
+            self.relations[k] = table
         self.query: tuple[int, int, np.ndarray, np.ndarray] = (-1, -1, _NO_RELATION, _NO_RELATION)
 
     def with_query(self, q0: int, qn: int, forward: _Relation, backward: _Relation) -> Links:
