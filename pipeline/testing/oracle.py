@@ -7,6 +7,7 @@ benchmark, as the oracle the checker must agree with and the speed it is measure
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import cache
 
 from pipeline.errors import RoomspaceError
 from pipeline.spatial.facts import Fact
@@ -29,19 +30,22 @@ def oracle_answer_set(
     for fact in facts:
         is_binary(fact.relation)  # raises on an unknown code
     cells = [(i, j) for i in range(d) for j in range(d)]
+    # The search asks millions of times whether a fact holds of cells it has tried before: `holds` is
+    # asked once for each (most of the oracle's time went to asking it again).
+    holding = cache(lambda code, *cells: holds(code, d, *cells))
     answers = set()
     for relation in DIRECTIONS:
         problem = Problem()
         problem.addVariables(list(variables), cells)
         for fact in facts:
             if fact.object is None:
-                constraint = FunctionConstraint(lambda a, code=fact.relation: holds(code, d, a))
+                constraint = FunctionConstraint(lambda a, code=fact.relation: holding(code, a))
                 problem.addConstraint(constraint, [fact.subject])
             else:
-                constraint = FunctionConstraint(lambda a, b, code=fact.relation: holds(code, d, a, b))
+                constraint = FunctionConstraint(lambda a, b, code=fact.relation: holding(code, a, b))
                 problem.addConstraint(constraint, [fact.subject, fact.object])
         problem.addConstraint(
-            FunctionConstraint(lambda a, b, code=relation: holds(code, d, a, b)), [query[0], query[1]]
+            FunctionConstraint(lambda a, b, code=relation: holding(code, a, b)), [query[0], query[1]]
         )
         if problem.getSolution() is not None:
             answers.add(relation)
