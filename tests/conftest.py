@@ -1,5 +1,7 @@
 """Fixtures shared by every test folder: ProcTHOR rooms are sampled once per test run."""
 
+import fcntl
+import shutil
 from pathlib import Path
 
 import pytest
@@ -88,12 +90,26 @@ def stock_houses(request: pytest.FixtureRequest) -> Path:
     yield from made_in_background(request)
 
 
+def made_once(request: pytest.FixtureRequest, name: str, make) -> Path:
+    """The folder `name` of the run's shared folder, made by `make(folder)` once for the whole run: by the
+    first pytest-xdist worker to ask, the other waiting for it (a lock beside it), not by each."""
+    folder = shared_folder(request.config) / name
+    with open(folder.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        made = folder.with_suffix(".made")
+        if not made.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # what a worker that failed making it left
+            folder.mkdir()
+            make(folder)
+            made.touch()
+    return folder
+
+
 @pytest.fixture(scope="session")
-def scenes(tmp_path_factory) -> Path:
+def scenes(request) -> Path:
     """Houses 0..SCENE_COUNT-1 of SCENE_SEED, sampled once; tests only read them."""
-    out = tmp_path_factory.mktemp("scenes")
-    sample_scenes(count=SCENE_COUNT, seed=SCENE_SEED, out=out, progress=False, workers=2)
-    return out
+    return made_once(request, "scenes", lambda out: sample_scenes(count=SCENE_COUNT, seed=SCENE_SEED, out=out,
+                                                                   progress=False, workers=2))
 
 
 @pytest.fixture(scope="session")
@@ -127,12 +143,15 @@ def kind_configs(kind) -> list[Config]:
 
 
 @pytest.fixture(scope="session")
-def every_kind(scenes, tmp_path_factory) -> tuple[Path, Path]:
+def every_kind(scenes, request) -> tuple[Path, Path]:
     """(a build of every kind, its scene folder), built once; tests only read them."""
-    folder = tmp_path_factory.mktemp("every-kind")
-    out, linked = folder / "every-kind", folder / "scenes"
-    linked.mkdir()
-    added = {kind.name: kind_configs(kind) for kind in KINDS.values() if kind.option}
-    plan = BuildPlan.asked(out.name, SCENE_SEED, EVERY_KIND_ROOMS, kind_configs(KINDS["base"]), added)
-    build(plan, linked_scenes(scenes, linked), out, workers=2, progress=False)
-    return out, linked
+
+    def make(folder: Path) -> None:
+        out, linked = folder / "every-kind", folder / "scenes"
+        linked.mkdir()
+        added = {kind.name: kind_configs(kind) for kind in KINDS.values() if kind.option}
+        plan = BuildPlan.asked(out.name, SCENE_SEED, EVERY_KIND_ROOMS, kind_configs(KINDS["base"]), added)
+        build(plan, linked_scenes(scenes, linked), out, workers=2, progress=False)
+
+    folder = made_once(request, "every-kind", make)
+    return folder / "every-kind", folder / "scenes"
