@@ -424,13 +424,13 @@ def stances(scene: Scene, d: int) -> tuple[Stance, ...]:
         ax, az = AHEAD[facing]
         ahead = offset_x * ax + offset_z * az
         across = offset_x * az - offset_z * ax
-        walled[facing] = walls[facing] >= FACED_WALL
-        seen[facing] = np.sum((ahead >= NEAR_AHEAD) & (np.abs(across) <= ahead * math.tan(SEEN_CONE)), axis=1)
+        walled[facing] = (walls[facing] >= FACED_WALL).tolist()  # Python's values: read one at a time below
+        seen[facing] = np.sum((ahead >= NEAR_AHEAD) & (np.abs(across) <= ahead * math.tan(SEEN_CONE)), axis=1).tolist()
     out = []
-    for k, index in enumerate(cells.tolist()):
+    for k, (index, point) in enumerate(zip(cells.tolist(), zip(x.tolist(), z.tolist()))):
         ci, cj = divmod(index, d)
-        point, where = (float(x[k]), float(z[k])), region((ci, cj), d)
-        out.extend(Stance(Pose("", where, ci, cj, facing), point, int(seen[facing][k]))
+        where = region((ci, cj), d)
+        out.extend(Stance(Pose("", where, ci, cj, facing), point, seen[facing][k])
                    for facing in FACINGS if walled[facing][k])
     return tuple(out)
 
