@@ -8,11 +8,13 @@ import copy
 import json
 
 import jsonschema
+import pytest
 from conftest import SCENE_SEED
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.scene.scene_file import SCENE_FILE_SCHEMA, schema_errors, scene_path
+from pipeline.scene.scene_file import SCENE_FILE_SCHEMA, load_house, load_scene, schema_errors, scene_path, scene_text
+from pipeline.scene.small_objects import with_small_objects
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=4),
@@ -56,17 +58,22 @@ def broken(draw, document: dict):
     return document
 
 
-def scene_document(scenes, index: int) -> dict:
-    return json.loads(scene_path(scenes, SCENE_SEED, index).read_text())
+@pytest.fixture(scope="module")
+def documents(scenes) -> list[dict]:
+    """Four scene files as read, and the first one's scene with its small objects (`--small-objects`)."""
+    paths = [scene_path(scenes, SCENE_SEED, index) for index in range(4)]
+    furnished = with_small_objects(load_scene(paths[0]), load_house(paths[0]))
+    return [json.loads(path.read_text()) for path in paths] + [json.loads(scene_text(load_house(paths[0]), furnished))]
 
 
-def test_a_valid_scene_file_has_no_error(scenes):
-    for index in range(4):
-        assert schema_errors(scene_document(scenes, index)) == [] == reference_errors(scene_document(scenes, index))
+def test_a_valid_scene_file_has_no_error(documents):
+    assert documents[-1]["record"]["small_objects"]
+    for document in documents:
+        assert schema_errors(document) == [] == reference_errors(document)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
-def test_a_changed_scene_file_has_jsonschemas_errors(scenes, data):
-    document = data.draw(broken(scene_document(scenes, data.draw(st.integers(0, 3)))))
+def test_a_changed_scene_file_has_jsonschemas_errors(documents, data):
+    document = data.draw(broken(data.draw(st.sampled_from(documents))))
     assert schema_errors(document) == reference_errors(document)
