@@ -2,10 +2,9 @@
 test run and read by the harness tests (lm-eval, lmms-eval, inspect): a kind added to the registry is
 in it, and so in every harness test, with no edit here."""
 
-from functools import cache
 from pathlib import Path
 
-from conftest import SCENE_SEED
+from conftest import SCENE_SEED, made_once
 
 from pipeline.dataset.build import BuildPlan, build
 from pipeline.text.configs import parse_configs
@@ -16,21 +15,18 @@ BASE = "n3_m2_d81"
 ROOMS = 2
 
 
-def every_kind(scenes: Path, tmp_path_factory) -> Path:
+def every_kind(scenes: Path, request) -> Path:
     """The build (test split, ROOMS rooms) of BASE in every kind, and its balanced counterpart in every kind
-    that has one (`build --balanced`)."""
-    return _build(scenes, tmp_path_factory.getbasetemp())
-
-
-@cache
-def _build(scenes: Path, root: Path) -> Path:
+    that has one (`build --balanced`): made once for the whole run (conftest.made_once)."""
     paper, balanced = parse_configs(f"{BASE},{BASE}_balanced")
-    out = root / "roomspace-every-kind"
-    plan = BuildPlan.asked(out.name, SCENE_SEED, ROOMS, (paper, balanced),
-                           {kind.name: (paper, balanced) if kind.balanced else (paper,) for kind in added_kinds()})
-    build(plan, scenes, out, workers=1, progress=False)
-    return out
 
+    def make(folder: Path) -> None:
+        out = folder / "roomspace-every-kind"
+        plan = BuildPlan.asked(out.name, SCENE_SEED, ROOMS, (paper, balanced),
+                               {kind.name: (paper, balanced) if kind.balanced else (paper,) for kind in added_kinds()})
+        build(plan, scenes, out, workers=1, progress=False)
+
+    return made_once(request, "harness-every-kind", make) / "roomspace-every-kind"
 
 
 def read_by(built: Path, harness: str) -> list[str]:

@@ -45,8 +45,8 @@ EVERY_CONFIG = [kind.config_name(base) for kind in CONFIGURATION_KINDS.values() 
 
 
 @pytest.fixture(scope="module")
-def small(scenes, tmp_path_factory) -> Path:
-    return every_kind(scenes, tmp_path_factory)
+def small(scenes, request) -> Path:
+    return every_kind(scenes, request)
 
 
 def kind(item_id: str, position: int | None = None) -> str:

@@ -28,8 +28,8 @@ SYSTEM = "rule"
 
 
 @pytest.fixture(scope="module")
-def built(scenes, tmp_path_factory) -> Path:
-    return every_kind(scenes, tmp_path_factory)
+def built(scenes, request) -> Path:
+    return every_kind(scenes, request)
 
 
 @pytest.fixture(scope="module")

@@ -31,9 +31,9 @@ def load_bench():
     return module
 
 
-def test_a_real_model_answers_and_the_three_scorers_agree(scenes, tmp_path_factory, tmp_path):
+def test_a_real_model_answers_and_the_three_scorers_agree(scenes, request, tmp_path):
     assert SERVER_PYTHON.exists(), "no .venv-tiny: run `make test-tiny`, which installs the model and its server"
-    built = every_kind(scenes, tmp_path_factory)
+    built = every_kind(scenes, request)
     bench = load_bench()
     result = bench.main([str(built), "--limit", str(LIMIT), "--max-tokens", "256", "--out", str(tmp_path),
                          "--server-python", str(SERVER_PYTHON)])
