@@ -316,7 +316,7 @@ def test_another_build_in_the_folder_is_refused_naming_the_field_that_differs(tm
 def test_validate_finds_damage_and_checks_nesting(scenes, reference, tmp_path):
     folder = tmp_path / "builds"
     large, small = folder / NAME, folder / "roomspace-small"
-    build(plan(), scenes, large, workers=1, progress=False)
+    shutil.copytree(reference, large)  # the build of plan(), named as it was built: damaged below
     build(BuildPlan.asked("roomspace-small", SEED, 5, DEFAULT_CONFIGS, shard_rooms=3),
           scenes, small, workers=1, progress=False)
     report = validate(large, scenes=scenes)
