@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit
 
 _ZERO, _ONE, _NIBBLE, _FOUR = np.uint64(0), np.uint64(1), np.uint64(0xF), np.uint64(4)
+_SIXTEEN_BITS, _SIXTEEN = np.uint64(0xFFFF), np.uint64(16)
 _M1, _M2, _M4 = np.uint64(0x5555555555555555), np.uint64(0x3333333333333333), np.uint64(0x0F0F0F0F0F0F0F0F)
 _H01, _TOP = np.uint64(0x0101010101010101), np.uint64(56)
 # The arguments every network is passed as: domains, start, to, relations (as `tables`), q0, qn, forward, backward.
@@ -59,6 +60,9 @@ def _image(tables: np.ndarray, values: np.ndarray, out: np.ndarray) -> None:
         bits = values[k]
         c = 16 * k
         while bits != _ZERO:
+            while bits & _SIXTEEN_BITS == _ZERO:  # a sparse domain (one value, in a search) skips four lookups at once
+                bits >>= _SIXTEEN
+                c += 4
             subset = int(bits & _NIBBLE)
             if subset:
                 row = tables[c, subset]
