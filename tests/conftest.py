@@ -29,15 +29,16 @@ SLOWEST_FILES = ("dataset/test_reliability.py", "spatial/test_checker.py", "eval
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each test file's tests together in their order: SLOWEST_FILES first, in theirs, the files waiting for a
+    background job last."""
     tests = Path(__file__).parent
+    waiting = {item.path for item in items if any(fixture in JOBS for fixture in item.fixturenames)}
 
     def rank(item: pytest.Item) -> tuple[bool, int]:
         name = item.path.relative_to(tests).as_posix() if item.path.is_relative_to(tests) else ""
-        waits = any(fixture in JOBS for fixture in item.fixturenames)
-        return waits, SLOWEST_FILES.index(name) if name in SLOWEST_FILES else len(SLOWEST_FILES)
+        return item.path in waiting, SLOWEST_FILES.index(name) if name in SLOWEST_FILES else len(SLOWEST_FILES)
 
-    waiting = {item.path for item in items if rank(item)[0]}  # a file's tests stay together, in their order
-    items.sort(key=lambda item: (item.path in waiting, rank(item)[1]))
+    items.sort(key=rank)
 
 
 def shared_folder(config: pytest.Config) -> Path:
