@@ -361,6 +361,7 @@ def path_closure(domains: np.ndarray, stated: np.ndarray, closed: np.ndarray, co
     for a in range(n + 1):
         start[a] = a * (n - 1)
     everything = np.arange(n)
+    built = np.full((n, n), -1, np.int64)  # the atoms each pair's relation (`relations`) was made from
     while True:
         for a in range(n):
             for b in range(a + 1, n):
@@ -391,8 +392,12 @@ def path_closure(domains: np.ndarray, stated: np.ndarray, closed: np.ndarray, co
             for b in range(n):
                 if a != b:
                     to[e] = b
-                    relation[:] = _ZERO
                     atoms = _atoms_of(closed, a, b, converses)
+                    if atoms == built[a, b]:  # the pair's relation is still the one made before
+                        e += 1
+                        continue
+                    built[a, b] = atoms
+                    relation[:] = _ZERO
                     for x in range(atom_cells.shape[0]):
                         if atoms >> x & 1:
                             for v in range(size):
