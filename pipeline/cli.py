@@ -67,13 +67,13 @@ def nonempty_name(text: str) -> str:
 # modules a distribution installs where they are not its name: a command that imports one of them on an install
 # without its extra says in one line which extra to install
 EXTRAS = {
-    "build": ("procthor", "ai2thor", "moviepy", "attrs", "networkx", "pandas", "shapely", "jsonschema", "datasets",
-              "dask", "pillow", "scikit-learn"),
+    "build": ("procthor", "ai2thor", "moviepy", "attrs", "networkx", "pandas", "shapely", "jsonschema",
+              "jsonschema-rs", "datasets", "dask", "pillow", "scikit-learn"),
     "harness": ("lm_eval", "inspect_ai", "openai"),
     "serve": ("flask", "jinja2", "markdown-it-py"),
 }
 MODULES = {"attrs": ("attr", "attrs"), "dask": ("dask", "distributed"), "pillow": ("PIL",),
-           "scikit-learn": ("sklearn",), "markdown-it-py": ("markdown_it",)}
+           "scikit-learn": ("sklearn",), "markdown-it-py": ("markdown_it",), "jsonschema-rs": ("jsonschema_rs",)}
 
 
 def extra_of(module: str) -> str | None:
