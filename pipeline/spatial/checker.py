@@ -532,7 +532,7 @@ class _Story:
     def shown(self, a: int, b: int | None, code: str, since: int = 0) -> bool:
         """Whether a witness (from the `since`-th on) shows "a is <code> (of b)"."""
         if b is None:  # one object's claim: what the witnesses' moves give it at once
-            moved = self.moved[a] if since == 0 else reduce(or_, (_ints(w.words)[a] for w in self.witnesses[since:]))
+            moved = self.moved[a] if since == 0 else reduce(or_, (_ints(w.words)[a] for w in self.witnesses[since:]), 0)
             return bool(moved & _joint_tables(self.d).unary[code])
         return bool(self.shown_codes(a, b, since) >> _CODE_INDEX[code] & 1)
 
