@@ -1,5 +1,6 @@
-"""Arc consistency, backtracking search and R2's path closure over bitset domains, compiled (the
-checker's inner loops, pipeline.spatial.checker; docs/semantics.md sections 9 and 22).
+"""Arc consistency, backtracking search and R2's path closure over bitset domains, and what a
+solution's one-variable moves show, compiled (the checker's inner loops, pipeline.spatial.checker;
+docs/semantics.md sections 9 and 22).
 
 A domain is a row of 64-bit words: value v is bit v % 64 of word v // 64. A relation is an array
 (values, words) whose row v holds the values related to v, and is read as its `tables`: for each
