@@ -493,6 +493,31 @@ class _Witness:
     words: np.ndarray
     shown: dict[Arc, int] = field(default_factory=dict)
 
+    def shows(self, a: int, b: int, bound: bool, d: int) -> int:
+        """The binary codes (a bitset in BINARY_CODES' order) this solution or one of its moves has a
+        take to b (`propagation.shown`): where `bound`, one of the two moving while the other stays,
+        else both at once; kept per pair."""
+        if (a, b) not in self.shown:
+            self.shown[a, b] = _compiled().shown(self.words, self.values, a, b, bound, *_code_tables(d))
+        return self.shown[a, b]
+
+
+def _witness(words: np.ndarray, arcs: dict[Arc, _Relation], links: Links, a: int, b: int | None,
+             codes: frozenset[str], d: int) -> tuple[_Witness | None, int]:
+    """A solution of a network (its domains as `words`) with "a is one of the `codes` (of b)", with
+    its moves in the network, or None; and the branch decisions its search tried."""
+    claimed = _with_claim(words, arcs, links, a, b, codes, d)
+    if claimed is None:
+        return None, 0
+    solution, claimed_links = claimed
+    found, tried = _compiled().search(solution, *claimed_links.network)
+    if not found:
+        return None, tried
+    values = _compiled().highest(solution)
+    moves = np.empty_like(words)
+    _compiled().moves(words, links.start, links.to, links.relations, values, moves)
+    return _Witness(values, moves), tried
+
 
 class _Story:
     """One story's network, made once for everything asked of it, its closure (R2's, made when first
@@ -540,30 +565,17 @@ class _Story:
         """The binary codes (a bitset in BINARY_CODES' order) that a witness (from the `since`-th on)
         shows of a to b: where a fact binds the two, one moving while the other stays, else both at once."""
         bound = (a, b) in self.network[1]
-        codes, converses = _code_tables(self.d)
-        found = 0
-        for witness in self.witnesses[since:]:
-            if (a, b) not in witness.shown:
-                witness.shown[a, b] = _compiled().shown(witness.words, witness.values, a, b, bound, codes, converses)
-            found |= witness.shown[a, b]
-        return found
+        return reduce(or_, (witness.shows(a, b, bound, self.d) for witness in self.witnesses[since:]), 0)
 
     def search(self, a: int, b: int | None, codes: frozenset[str]) -> tuple[bool, int]:
         """Search for a solution with "a is one of `codes` (of b)", kept as a witness if found; whether
         one was, and the branch decisions tried (`refutation_effort`'s count when none is)."""
         _, arcs, links = self.network
-        claimed = _with_claim(self.words, arcs, links, a, b, codes, self.d)
-        if claimed is None:
-            return False, 0
-        solution, claimed_links = claimed
-        found, tried = _compiled().search(solution, *claimed_links.network)
-        if found:
-            values = _compiled().highest(solution)
-            moves = np.empty_like(self.words)
-            _compiled().moves(self.words, links.start, links.to, links.relations, values, moves)
-            self.witnesses.append(_Witness(values, moves))
-            self.moved = [moved | moves for moved, moves in zip(self.moved, _ints(moves))]
-        return found, tried
+        witness, tried = _witness(self.words, arcs, links, a, b, codes, self.d)
+        if witness is not None:
+            self.witnesses.append(witness)
+            self.moved = [moved | moves for moved, moves in zip(self.moved, _ints(witness.words))]
+        return witness is not None, tried
 
 
 @lru_cache(maxsize=256)
@@ -998,45 +1010,21 @@ def _solve_joint(
         # Unary facts only: the query pair may take any cell of each domain.
         return [frozenset(c for c in held if domains[q0] & _cell_relation(_CONVERSE[c], d).image(domains[qn]))
                 for held, (q0, qn) in zip(candidates, pairs)]
-    # Search for a solution whose direction is still open; each one found settles its
-    # direction, and the search that finds none refutes all the open directions at once.
+    # Search for a solution whose direction is still open; each one found settles, for every pair,
+    # its direction and each one the pair takes when one of its ends moves to another value of its
+    # domain that keeps every fact on it, the other variables where the solution has them (each
+    # such move is a solution too); the search that finds none refutes all the open directions at once.
     found = [set(known) for known in solved]
-    into = [[(b, arcs[b, a]) for b in links.neighbours[a]] for a in range(len(domains))]  # a's facts, from the others
+    words = _cell_words(domains, d)
     for k, (q0, qn) in enumerate(pairs):
         while open_codes := candidates[k] - found[k]:
-            query_links = _query_links(links, arcs, q0, qn, open_codes, d)
-            trial = list(domains)
-            if not _propagate(trial, query_links, (q0, qn)):
+            witness, _ = _witness(words, arcs, links, q0, qn, open_codes, d)
+            if witness is None:
                 break
-            solution = _search(query_links.words(trial), query_links)
-            if solution is None:
-                break
-            _settle(solution, domains, into, candidates, found, pairs, d)
+            for settled, held, (a, b) in zip(found, candidates, pairs):
+                shown = witness.shows(a, b, True, d)
+                settled |= {code for code in held if shown >> _CODE_INDEX[code] & 1}
     return [frozenset(settled) for settled in found]
-
-
-def _settle(solution: list[int], domains: list[int], into: list[list[tuple[int, _Relation]]],
-            candidates: Sequence[frozenset[str]], found: list[set[str]], pairs: Sequence[tuple[int, int]],
-            d: int) -> None:
-    """The directions of each pair that a solution settles: its own, and each one a pair takes when
-    one of its ends moves to another value of its domain that keeps every fact on it, the other
-    variables where the solution has them (each such move is a solution too). A variable without
-    constraints keeps its domain in a solution: any value of it will do."""
-    values = [value.bit_length() - 1 for value in solution]
-    tables = _joint_tables(d).binary
-    moves: dict[int, int] = {}  # per variable, the values it may move to
-
-    def free(a: int) -> int:
-        if a not in moves:
-            moves[a] = reduce(and_, (relation.rows[values[b]] for b, relation in into[a]), domains[a])
-        return moves[a]
-
-    for settled, held, (a, b) in zip(found, candidates, pairs):
-        settled.add(direction(_CELLS[d][values[a]], _CELLS[d][values[b]]))
-        for code in held - settled:
-            # a moved, b where it is: a is <code> of b; b moved: b is the converse of <code> of a
-            if free(a) & tables[_CONVERSE[code]][values[b]] or free(b) & tables[code][values[a]]:
-                settled.add(code)
 
 
 # ---------------------------------------------------------------------------------------------
