@@ -7,7 +7,9 @@ missing sampled into it first, untimed), timing each configuration's CPU per roo
 family's, measured in the same run. Then per configuration: questions by level; per level, the share
 each of R0, R1, R2, the blind baselines (`roomspace audit`'s majority and learned ones, fitted on the
 other half of the rooms) and the checker answer right, for YN accuracy and FR exact; and the checker's
-search effort (values tried to refute what R2 leaves open) per level: median, 90th percentile, max.
+search effort (values tried to refute what R2 leaves open) per level: median, 90th percentile, max;
+and how many of its level-3 questions R2 with one case split settles (`checker.split_refutes`: every
+relation R2 keeps but the answer excludes refuted by trying each cell of one object in turn).
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from pathlib import Path
 
 from pipeline.dataset.audit import blind_answers, question_of
 from pipeline.scene.scene_folder import ensure_scene
+from pipeline.spatial.checker import split_refutes
 from pipeline.spatial.ladder import BOUNDED, REASONERS
+from pipeline.spatial.topology import ROOM
 from pipeline.text.configs import parse_configs
 from pipeline.text.items import RoomItems
 from pipeline.typed_json import to_json
@@ -38,6 +42,14 @@ def right(row, held) -> bool:
     if row.question_type == "FR":
         return tuple(held) == row.answer_set
     return (row.candidate in held) == (row.answer == "Yes")
+
+
+def one_split(row) -> bool:
+    """R2 with one case split refutes every relation R2 keeps for the row's question but the answer excludes."""
+    variables = tuple(dict.fromkeys(name for fact in row.facts for name in (fact.subject, fact.object) if name))
+    query = (row.query.subject, None if row.query.object == ROOM else row.query.object)
+    return all(split_refutes(row.facts, variables, query, code, row.d)
+               for code in set(row.bounded.local) - set(row.answer_set))
 
 
 def percent(hits: int, total: int) -> str:
@@ -79,8 +91,9 @@ def main() -> None:
         blind = blind_answers(questions, None, args.seed) if len({q.room_id for q in questions}) > 1 else {}
         print(f"\n## {config.name}: {len(laddered)} questions on the ladder\n")
         print("| level | questions | share | " + " | ".join(f"R{k} YN / FR" for k in range(len(BOUNDED)))
-              + " | blind majority YN / FR | blind learned YN / FR | checker YN / FR | effort median / p90 / max |")
-        print("|---|---|---|" + "---|" * (len(BOUNDED) + 4))
+              + " | blind majority YN / FR | blind learned YN / FR | checker YN / FR | effort median / p90 / max"
+              + " | one case split settles |")
+        print("|---|---|---|" + "---|" * (len(BOUNDED) + 5))
         for level in range(len(REASONERS)):
             at = [row for row in laddered if row.level == level]
             if not at:
@@ -95,10 +108,12 @@ def main() -> None:
             cells += [shares(lambda row, b=b: row.id in blind and blind[row.id][b] == row.answer) for b in (0, 1)]
             cells.append(shares(lambda row: right(row, row.answer_set)))
             efforts = sorted(row.search_effort for row in at)
+            searched = level == len(BOUNDED)
             effort = (f"{statistics.median(efforts):g} / {efforts[int(0.9 * (len(efforts) - 1))]} / {efforts[-1]}"
-                      if level == len(BOUNDED) else "-")
+                      if searched else "-")
+            split = f"{percent(sum(map(one_split, at)), len(at))}%" if searched else "-"
             print(f"| {level} | {len(at)} | {percent(len(at), len(laddered))}% | " + " | ".join(cells)
-                  + f" | {effort} |")
+                  + f" | {effort} | {split} |")
 
 
 if __name__ == "__main__":

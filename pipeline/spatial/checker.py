@@ -337,6 +337,39 @@ def _refutation_effort(facts: frozenset[Constraint], variables: tuple[str, ...],
     return tried
 
 
+def split_refutes(facts: Iterable[Fact], variables: Sequence[str], query: tuple[str, str | None], code: str,
+                  d: int) -> bool:
+    """Whether R2 with one case split refutes "query[0] is <code> (of query[1])": over R2's closure
+    (`_closure`) with it added and arc consistent, some object each of whose cells, taken alone,
+    leaves arc consistency a wipe-out (or arc consistency wipes out at once). A measure of the
+    reasoning a refutation needs (bench/ladder.py), sound but not complete: False does not mean the
+    claim can hold."""
+    variables = tuple(variables)
+    (constraints,) = _checked([tuple(facts)], variables, None if query[1] is None else query, d)
+    closure = _story(constraints, variables, d).closure()
+    if closure is None:
+        return True
+    words, arcs, links, _ = closure
+    index = {name: k for k, name in enumerate(variables)}
+    a, b = index[query[0]], None if query[1] is None else index[query[1]]
+    claimed = _with_claim(words, arcs, links, a, b, frozenset((code,)), d)
+    if claimed is None:
+        return True
+    words, links = claimed
+    for x, row in enumerate(_ints(words)):
+        if row & (row - 1) and all(not _arc_consistent(_only(words, x, value), links, (x,)) for value in range(row.bit_length()) if row >> value & 1):
+            return True
+    return False
+
+
+def _only(words: np.ndarray, x: int, value: int) -> np.ndarray:
+    """A copy of the domains (as words) with x's narrowed to the one value."""
+    taken = words.copy()
+    taken[x] = 0
+    taken[x, value // 64] = np.uint64(1) << np.uint64(value % 64)
+    return taken
+
+
 # ---------------------------------------------------------------------------------------------
 # Claims: one fact more than a story states, about one object (a region or wall relation) or a
 # pair (a direction or distance class). Whether a story and a claim can hold together is what a

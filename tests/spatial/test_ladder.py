@@ -11,7 +11,7 @@ from test_checker import checks, story
 
 from pipeline.errors import RoomspaceError
 from pipeline.spatial.checker import (answer_set, holding, propagated_answer, propagated_holding, refutation_effort,
-                                      settled_claims, settled_pairs)
+                                      settled_claims, settled_pairs, split_refutes)
 from pipeline.spatial.facts import HARD_SETTINGS, SETTINGS, Fact, described_pairs, hard_story_facts, raster_facts
 from pipeline.spatial.grid import GRID_SIZES
 from pipeline.spatial.ladder import chain_answer, claim_rung, rung, stated_answer, story_variables
@@ -194,6 +194,32 @@ def test_only_search_decides_a_level_3_question():
     # The count of a search in its fixed order (smallest domain first, least value first): the Python
     # loops gave 36 too, before they were compiled (pipeline.spatial.propagation).
     assert found.effort == refutation_effort(facts, names, query, {"SW"}, 12) == 36
+    # One case split settles it: with o2 SW of o5, every cell of some object leaves a wipe-out.
+    assert split_refutes(facts, names, query, "SW", 12)
+
+
+def test_one_case_split_does_not_settle_what_needs_two():
+    # Found among random stories of d = 9 (D2 distances, a direction): o1 cannot be S of o3, which R2 keeps,
+    # and no single object's cells, each tried alone with arc consistency, refute.
+    facts = [Fact("o1", "D2F", "o4"), Fact("o1", "D2C", "o5"), Fact("o1", "D2F", "o6"), Fact("o2", "D2C", "o3"),
+             Fact("o2", "N", "o4"), Fact("o2", "D2C", "o5"), Fact("o2", "D2C", "o6"), Fact("o3", "D2C", "o5"),
+             Fact("o3", "D2C", "o6"), Fact("o4", "D2F", "o5"), Fact("o4", "D2C", "o6")]
+    names, query = [f"o{k}" for k in range(1, 7)], ("o1", "o3")
+    exact = answer_set(facts, names, query, 9)
+    assert "S" not in exact and "S" in propagated_answer(facts, names, query, 9)
+    assert oracle_answer_set(facts, names, query, 9) == exact
+    assert not split_refutes(facts, names, query, "S", 9)
+
+
+@checks(40)
+@given(data=st.data())
+def test_one_case_split_never_refutes_a_relation_that_can_hold(data):
+    d = data.draw(st.sampled_from(GRID_SIZES))
+    names = [f"o{k + 1}" for k in range(data.draw(st.integers(3, 8), label="n"))]
+    facts = hard_story(data, names, d, data.draw(st.sampled_from(HARD_SETTINGS)))
+    query = tuple(data.draw(st.permutations(names))[:2])
+    exact = answer_set(facts, names, query, d)
+    assert not split_refutes(facts, names, query, data.draw(st.sampled_from(sorted(exact))), d)
 
 
 def test_refuting_a_possible_direction_is_an_error():
