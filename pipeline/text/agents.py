@@ -379,23 +379,34 @@ def clearances(scene: Scene, points: np.ndarray) -> np.ndarray:
     """Per point (x, z), its distance to the nearest footprint of any object (0 inside one) or wall. A
     footprint is measured only from the points its bounding box is not farther from than the nearest
     footprint or wall found so far (REACH_SLACK over it): from the others it is farther still, so their
-    distance is the same number as measured from every footprint, by the same operations, a tenth of them."""
-    x, z = points[:, 0], points[:, 1]
+    distance is the same number as measured from every footprint, by the same operations, a tenth of them.
+    A box's distance is measured only where neither of its axes' is farther (a hypotenuse is no shorter
+    than a side, rounded too). Each footprint's edges are measured together: numpy's matmul over the
+    stacked edges makes, per edge, the call `rel @ edge` (and `edge @ edge`) would make alone, the same
+    BLAS kernel on the same numbers (its kernels round otherwise than an elementwise product and sum,
+    and one point takes another kernel than several)."""
+    x, z = np.ascontiguousarray(points[:, 0]), np.ascontiguousarray(points[:, 1])
     nearest = np.minimum.reduce([x, scene.side - x, z, scene.side - z])
-    for obj in scene.objects:
-        corners = np.asarray(obj.footprint, dtype=float)
-        outside = np.maximum(np.maximum(corners.min(axis=0) - points, points - corners.max(axis=0)), 0.0)
-        near = np.flatnonzero(np.hypot(outside[:, 0], outside[:, 1]) <= nearest + REACH_SLACK)
-        seen, closest = points[near], nearest[near]
-        ends = np.roll(corners, -1, axis=0)
-        inside = np.ones(len(near), dtype=bool)
-        (ex, ez), (fx, fz) = ends[0] - corners[0], ends[1] - ends[0]
-        orientation = 1.0 if ex * fz - ez * fx >= 0 else -1.0  # counter-clockwise corners or not
-        for a, b in zip(corners, ends):
-            edge, rel = b - a, seen - a
-            inside &= orientation * (edge[0] * rel[:, 1] - edge[1] * rel[:, 0]) >= 0
-            t = np.clip((rel @ edge) / max(float(edge @ edge), 1e-12), 0.0, 1.0)
-            closest = np.minimum(closest, np.hypot(*(rel - t[:, None] * edge).T))
+    # (object, corner, xz): a footprint has four corners (the scene schema)
+    corners = np.array([obj.footprint for obj in scene.objects], dtype=float).reshape(-1, 4, 2)
+    edges = np.roll(corners, -1, axis=1) - corners  # corner k to corner k + 1
+    turn = edges[:, 0, 0] * edges[:, 1, 1] - edges[:, 0, 1] * edges[:, 1, 0]
+    orientations = np.where(turn >= 0, 1.0, -1.0)  # counter-clockwise corners or not
+    lengths = np.maximum(np.matmul(edges[..., None, :], edges[..., None])[..., 0, 0], 1e-12)  # edge @ edge
+    low, high = corners.min(axis=1), corners.max(axis=1)
+    across = np.maximum(np.maximum(low[:, :1] - x, x - high[:, :1]), 0.0)  # (object, point): from its box, in x
+    along = np.maximum(np.maximum(low[:, 1:] - z, z - high[:, 1:]), 0.0)  # and in z
+    for corner, edge, orientation, length, dx, dz in zip(corners, edges, orientations, lengths, across, along):
+        reach = nearest + REACH_SLACK
+        boxed = np.flatnonzero((dx <= reach) & (dz <= reach))
+        near = boxed[np.hypot(dx[boxed], dz[boxed]) <= reach[boxed]]
+        if not len(near):
+            continue
+        rx, rz = x[near] - corner[:, :1], z[near] - corner[:, 1:]  # each point from each corner: (corner, point)
+        ex, ez = edge[:, :1], edge[:, 1:]  # (corner, 1): broadcast over the points
+        inside = np.all(orientation * (ex * rz - ez * rx) >= 0, axis=0)
+        t = np.clip(np.matmul(np.stack([rx, rz], axis=-1), edge[..., None])[..., 0] / length[:, None], 0.0, 1.0)
+        closest = np.minimum(nearest[near], np.minimum.reduce(np.hypot(rx - t * ex, rz - t * ez)))
         closest[inside] = 0.0
         nearest[near] = closest
     return nearest
