@@ -122,17 +122,23 @@ class Item:
     # What the question asks (FORMS): a pair's relation, or a hard story's whole-story forms (section 22).
     form: str = field(default="relation", kw_only=True)
     option_codes: tuple[str, ...] = field(default=(), kw_only=True)  # the code each option names; (): directions
-    # The self-contained prompt (pipeline.text.prompts), made from the fields above: a copy with
-    # another story (a twin) or another modality (a vision row) gets its own.
+    # The self-contained prompt (pipeline.text.prompts), made from the fields above when first read: a copy
+    # with another story (a twin) or another modality (a vision row) gets its own, and a record made only to
+    # make another from (a map question's story, a twin's original) makes none.
     prompt: str = field(init=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "prompt", prompt_text(
+    def __getattr__(self, name: str) -> str:
+        """The prompt, made when first read (called only for an attribute not set: any other is an error)."""
+        if name != "prompt":
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        prompt = prompt_text(
             DEFAULT_STYLE, story=self.story, question=self.question, options=self.options,
             question_type=self.question_type, setting=self.setting, view=self.view, d=self.d,
             relations=chain((fact.relation for fact in self.facts), self.asked_codes), modality=getattr(self, "modality", None),
             story_view=getattr(self, "story_view", None), moved=getattr(self, "frame_changes", 0) > 0,
-            image_name=getattr(self, "image_name", None)))
+            image_name=getattr(self, "image_name", None))
+        object.__setattr__(self, "prompt", prompt)
+        return prompt
 
     @property
     def asked_codes(self) -> tuple[str, ...]:
