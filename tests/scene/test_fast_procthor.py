@@ -1,5 +1,8 @@
 """pipeline.scene.procthor.fast_procthor must give ProcTHOR the same values, in the same order, with the same random draws."""
 
+import contextlib
+import copy
+import json
 import random
 from random import Random
 from types import SimpleNamespace
@@ -20,8 +23,8 @@ from pipeline.scene.procthor.fast_procthor.asset_groups import (STOCK_SET_DIMENS
 from pipeline.scene.procthor.fast_procthor import rectangles
 from pipeline.scene.procthor.fast_procthor.rectangles import (STOCK_JOIN, STOCK_SAMPLE_NEXT_RECTANGLE,
                                                      join_neighboring_rectangles, sample_next_rectangle)
-from pipeline.scene.procthor.fast_procthor.rows import KeptRows, records
-from pipeline.scene.procthor.fast_procthor.walls import STOCK_GET_ASSETS_DF, get_assets_df
+from pipeline.scene.procthor.fast_procthor.rows import KeptRows
+from pipeline.scene.procthor.fast_procthor.walls import STOCK_GET_ASSETS_DF, get_assets_df, get_line_string_df_map
 from pipeline.scene.procthor.offline_thor import OfflineController
 
 
@@ -248,15 +251,16 @@ def test_asset_group_table_is_stocks_with_the_same_random_draws(split):
         assert databases.get_spawnable_asset_group_info is objects.get_spawnable_asset_group_info
         for house_seed in range(3):
             made = []
-            for make in (spawnable_asset_group_info.__wrapped__, STOCK_SPAWNABLE_ASSET_GROUP_INFO.__wrapped__):
+            for make in (spawnable_asset_group_info, STOCK_SPAWNABLE_ASSET_GROUP_INFO.__wrapped__):
                 controller = OfflineController()
                 random.seed(house_seed)
+                spawnable_asset_group_info.cache_clear()
                 made.append((make(split=split, controller=controller), random.getstate(), controller))
             (fast, fast_state, controller), (stock, stock_state, _) = made
             assert fast_state == stock_state
             generators = fast.pop("assetGroupGenerator").tolist()
-            assert [(g.name, g.split, g.controller, g.data) for g in generators] == [
-                (g.name, g.split, controller, g.data) for g in stock.pop("assetGroupGenerator")]
+            assert [(g.name, g.split, g.controller, g.data, g.cache) for g in generators] == [
+                (g.name, g.split, controller, g.data, g.cache) for g in stock.pop("assetGroupGenerator")]
             pd.testing.assert_frame_equal(fast, stock, check_exact=True)
             rows = KeptRows(fast)
             for position in range(len(stock)):
@@ -264,6 +268,47 @@ def test_asset_group_table_is_stocks_with_the_same_random_draws(split):
             tables.append(fast)
     assert not tables[0][["xSize", "zSize"]].equals(tables[1][["xSize", "zSize"]])  # dimensions are drawn per house
     assert databases.get_spawnable_asset_group_info is objects.get_spawnable_asset_group_info is STOCK_SPAWNABLE_ASSET_GROUP_INFO
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.parametrize("room_type", ["Kitchen", "LivingRoom", "Bedroom", "Bathroom"])
+def test_a_room_holds_the_candidates_stock_holds_after_the_same_draws(room_type):
+    """A new room: stock's priority types, random states and candidate frames, its asset groups read from the
+    house's table made once (every column, every row as to_dict gives it, the generators the house's)."""
+    def new_room(seed: int, controller) -> tuple:
+        random.seed(seed)
+        np.random.seed(seed)
+        databases.get_spawnable_asset_group_info.cache_clear()
+        room = ProceduralRoom(polygon=box(0, 0, 5, 5), room_type=room_type, room_id=2, split="train",
+                              door_polygons=[], controller=controller)
+        databases.get_spawnable_asset_group_info.cache_clear()
+        return room, random.getstate(), repr(np.random.get_state())
+
+    for seed in range(2):
+        controller = OfflineController()
+        stock, *stock_states = new_room(seed, controller)
+        stock_groups, stock_assets = stock.spawnable_asset_groups, stock.spawnable_assets  # the class swaps them while installed
+        with installed():
+            fast, *fast_states = new_room(seed, controller)
+            groups, assets = fast.spawnable_asset_groups, fast.spawnable_assets
+            rows = objects.ProceduralRoom.spawnable_asset_groups.rows(fast)
+            for position in range(len(groups)):
+                record = rows.record(position)
+                assert record.pop("assetGroupGenerator") is groups["assetGroupGenerator"].iloc[position]
+                expected = stock_groups.iloc[[position]].to_dict(orient="records")[0]
+                del expected["assetGroupGenerator"]
+                assert typed(record) == typed(expected)
+            for column in stock_groups.columns.drop("assetGroupGenerator"):
+                assert rows.column(column).tolist() == stock_groups[column].tolist(), column
+            assert [g.controller for g in rows.column("assetGroupGenerator")] == [controller] * len(groups)
+        pd.testing.assert_frame_equal(assets, stock_assets, check_exact=True)
+        assert fast_states == stock_states and fast.priority_asset_types == stock.priority_asset_types
+        assert [(g.name, g.data, g.cache) for g in groups.pop("assetGroupGenerator")] == [
+            (g.name, g.data, g.cache) for g in stock_groups.pop("assetGroupGenerator")]
+        pd.testing.assert_frame_equal(groups, stock_groups, check_exact=True)
+        assert (fast.room_type, fast.room_id, fast.split, fast.assets, fast.last_rectangles) == (
+            stock.room_type, stock.room_id, stock.split, stock.assets, stock.last_rectangles)
+        assert fast.open_polygon.polygon.equals_exact(stock.open_polygon.polygon, 0)
 
 
 def typed(record: dict) -> list[tuple]:
@@ -285,15 +330,59 @@ def test_rows_are_read_as_to_dict_reads_them(room_type):
             assert typed(rows.record(position, with_index=with_index)) == typed(expected)
 
 
-def test_records_are_read_as_to_dict_reads_them():
-    """A room's free wall lines (floats, line strings, wall ids) and a frame of numpy and object values."""
+def test_wall_lines_are_the_records_of_stocks_frames():
+    """A room's free wall lines (floats, line strings, wall ids), and a wall with none left: the rows of stock's
+    frames as to_dict gives them, in order."""
     walls = {"wall|1|0.00|0.00|5.00|0.00": [LineString([(0, 0), (1.25, 0)]), LineString([(2.5, 0), (5, 0)])],
-             "wall|1|5.00|0.00|5.00|5.00": [LineString([(5, 0), (5, 4.75)])]}
-    lines = wall_objects.get_line_string_df_map(room_to_wall_to_string={1: walls})[1]
-    mixed = pd.DataFrame({"count": np.arange(3), "flag": [True, False, True], "size": np.array([0.5, 1.0, 2.0]),
-                          "boxed": pd.Series([np.float64(1.5), np.int64(2), "x"], dtype=object), "name": ["a", "b", "c"]})
-    for frame in (lines, mixed, mixed.iloc[:0], pd.DataFrame(index=range(2))):
-        assert [typed(row) for row in records(frame)] == [typed(row) for row in frame.to_dict(orient="records")]
+             "wall|1|5.00|0.00|5.00|5.00": [LineString([(5, 0), (5, 4.75)])],
+             "wall|1|0.00|5.00|5.00|5.00": [LineString()]}
+    rooms = {1: walls, 2: {"wall|2|0.00|0.00|5.00|0.00": [LineString()]}}
+    stock = wall_objects.get_line_string_df_map(room_to_wall_to_string=rooms)
+    fast = get_line_string_df_map(room_to_wall_to_string=rooms)
+    assert list(fast) == list(stock) == [1]
+    assert [typed(row) for row in fast[1]] == [typed(row) for row in stock[1].to_dict(orient="records")]
+    assert len(fast[1]) == 3
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_wall_objects_are_stocks_from_the_same_houses_and_draws(monkeypatch):
+    """Windows, televisions and paintings placed in sampled houses by stock's functions and by the fast ones,
+    from copies of the same house and random states: the same objects and windows, with the same values, and
+    the same random states after."""
+    import procthor.generation as generation
+
+    from pipeline.scene.procthor.sampling import ROOM_SPEC_IDS, _generate
+
+    captured = []
+    sampled = generation.add_wall_objects
+
+    def spied(**kwargs):
+        captured.append((copy.deepcopy(kwargs), random.getstate(), np.random.get_state()))
+        return sampled(**kwargs)
+
+    monkeypatch.setattr(generation, "add_wall_objects", spied)
+    for seed in range(16):
+        _generate(seed, list(ROOM_SPEC_IDS)[seed % 4], "offline", stock_procthor=False)
+    televisions = paintings = 0
+    for kwargs, random_state, numpy_state in captured:
+        placed = []
+        for fast in (False, True):
+            house = copy.deepcopy(kwargs)
+            random.setstate(random_state)
+            np.random.set_state(numpy_state)
+            with installed() if fast else contextlib.nullcontext():
+                result = wall_objects.add_wall_objects(**house)
+            placed.append((exact(house["partial_house"].objects), exact(house["partial_house"].windows), result,
+                           random.getstate(), exact(np.random.get_state())))
+        assert placed[0] == placed[1]
+        televisions += placed[0][0].count("Television_")
+        paintings += placed[0][0].count("Painting_")
+    assert televisions >= 5 and paintings >= 5 and len(captured) == 16
+
+
+def exact(value) -> str:
+    """Every number exactly (numpy's floats written as the floats they are)."""
+    return json.dumps(value, sort_keys=True, default=lambda v: v.tolist() if hasattr(v, "tolist") else repr(v))
 
 
 @pytest.mark.parametrize("split", ["train", "val"])

@@ -22,9 +22,11 @@ ones). Each item names the module of this package that holds it.
    rectangle's visits together, its first one first, and a sort of those first visits gives
    the order of insertion.
 2. `AssetGroupGenerator._set_dimensions` (`asset_groups`), which builds one pandas DataFrame per
-   asset of a group to find its widest and deepest assets and its height: the same choices from
-   plain lists (first maximum, as `idxmax` picks), then ProcTHOR's own placement sampling, whose
-   random draws are the only ones made.
+   asset of a group to find its widest and deepest assets and its height, then samples two
+   placements of the group for their bounds, for every group of every house: the same choices
+   from plain lists (first maximum, as `idxmax` picks), and the placements' walk, boxes and
+   metadata read once per group (`GroupDimensions`), so that sampling them is the same random
+   draws and float64 operations on numbers alone.
 3. `procthor.databases._get_asset_groups` and `_get_asset_database` (`asset_groups`), which parse
    the asset-group files and the 1.5 MB asset database again for every house: parsed once per
    process. Only `get_spawnable_asset_group_info` calls them; it reads the database's keys only,
@@ -43,19 +45,23 @@ ones). Each item names the module of this package that holds it.
    draws with `DataFrame.sample()`: the same filters on numpy columns, row positions in place of
    frames, and `.sample()`'s own `np.random.choice` call. The room's `spawnable_assets` and
    `spawnable_asset_groups` are held as `KeptRows`, the first frame and a mask of the rows stock
-   would still hold, so choosing an asset narrows a mask where stock filters a frame. Whether a
-   type may stand more than once in a room is read from the placement annotations once per type.
-6. `wall_objects.add_paintings` and `add_windows` (`walls`), which filter, drop from and append
-   to a room's frame of free wall lines, and filter and drop from the frame of paintings or
-   windows, for every one placed: a list of the lines' records (read a column at a time, as
-   `to_dict` gives them), and the assets as a frame's rows drawn from as in 5; and
-   `wall_objects.get_assets_df`, a frame of the asset database's televisions, paintings or
-   windows built for every house, made once per split and type and copied.
-7. `get_spawnable_asset_group_info` (`asset_groups`; ProceduralRoom reads it through
-   `procthor.generation.objects`, so both names are swapped), which builds the table of asset
-   groups, a DataFrame of a dozen columns and one per asset type, from a list of dicts for every
-   house: stock's table made once per split, copied, with the four columns that change from
-   house to house (new generators and their sampled dimensions) set as stock sets them.
+   would still hold, so choosing an asset narrows a mask where stock filters a frame; a new room
+   (`ProceduralRoom.__init__`) holds frames made once, their columns and rows read once per
+   process. Whether a type may stand more than once in a room is read from the placement
+   annotations once per type.
+6. `wall_objects.add_windows`, `add_televisions` and `add_paintings` (`walls`), which filter, drop
+   from and append to a room's frame of free wall lines, and filter and drop from the frame of
+   windows, televisions or paintings, for every one placed: lists of the lines' records (from
+   `get_line_string_df_map`, which keeps the records stock makes its frames of), and the assets
+   as rows of a frame made once, drawn from as in 5; and `wall_objects.get_assets_df`, a frame
+   of the asset database's televisions, paintings or windows built for every house, made once
+   per split and type and copied.
+7. `get_spawnable_asset_group_info` (`asset_groups`; both its names are swapped), which builds the
+   table of asset groups, a DataFrame of a dozen columns and one per asset type, from a list of
+   dicts for every house: stock's table made once per split, and the four columns that change
+   from house to house (new generators and their sampled dimensions) beside it
+   (`HouseAssetGroups`), the dimensions sampled as stock samples them and the generators made
+   when first used; a room reads its rows of both (`GroupRows`).
 """
 from __future__ import annotations
 
@@ -70,11 +76,13 @@ from procthor.generation.objects import OrthogonalPolygon, ProceduralRoom
 
 from pipeline.scene.procthor.fast_procthor.asset_groups import (asset_group_post_init, read_once, set_dimensions,
                                                               spawnable_asset_group_info)
-from pipeline.scene.procthor.fast_procthor.floor_assets import SPAWNABLE_ASSET_GROUPS, SPAWNABLE_ASSETS, sample_asset
+from pipeline.scene.procthor.fast_procthor.floor_assets import (SPAWNABLE_ASSET_GROUPS, SPAWNABLE_ASSETS,
+                                                                procedural_room_init, sample_asset)
 from pipeline.scene.procthor.fast_procthor.rectangles import (get_all_rectangles, get_neighboring_rectangles,
                                                      is_point_inside, join_neighboring_rectangles,
                                                      sample_next_rectangle)
-from pipeline.scene.procthor.fast_procthor.walls import add_paintings, add_windows, get_assets_df
+from pipeline.scene.procthor.fast_procthor.walls import (add_paintings, add_televisions, add_windows, get_assets_df,
+                                                         get_line_string_df_map)
 from pipeline.scene.procthor.patching import patched
 
 
@@ -92,8 +100,11 @@ def installed() -> Iterator[None]:
             patched(ProceduralRoom, "spawnable_assets", SPAWNABLE_ASSETS), \
             patched(ProceduralRoom, "spawnable_asset_groups", SPAWNABLE_ASSET_GROUPS), \
             patched(ProceduralRoom, "sample_asset", sample_asset), \
+            patched(ProceduralRoom, "__init__", procedural_room_init), \
             patched(wall_objects, "add_windows", add_windows), \
             patched(wall_objects, "add_paintings", add_paintings), \
+            patched(wall_objects, "add_televisions", add_televisions), \
+            patched(wall_objects, "get_line_string_df_map", get_line_string_df_map), \
             patched(databases, "get_spawnable_asset_group_info", spawnable_asset_group_info), \
             patched(objects, "get_spawnable_asset_group_info", spawnable_asset_group_info), \
             patched(ProceduralRoom, "sample_next_rectangle", sample_next_rectangle), \

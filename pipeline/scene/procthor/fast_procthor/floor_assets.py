@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import random
 from functools import lru_cache
 
@@ -12,15 +13,50 @@ from procthor.constants import (
     P_CHOOSE_ASSET_GROUP,
     P_W1_ASSET_SKIPPED,
     PADDING_AGAINST_WALL,
+    PRIORITY_ASSET_TYPES,
 )
 from procthor.databases import placement_annotations
 from procthor.generation.asset_groups import AssetGroupGenerator
-from procthor.generation.objects import ChosenAsset, ChosenAssetGroup, ProceduralRoom
+from procthor.generation.objects import ChosenAsset, ChosenAssetGroup, OrthogonalPolygon, ProceduralRoom
 
+from pipeline.scene.procthor.fast_procthor.asset_groups import house_asset_groups
 from pipeline.scene.procthor.fast_procthor.rows import KeptRows, KeptRowsAttribute, sample_position
 
 SPAWNABLE_ASSETS = KeptRowsAttribute("spawnable_assets")
 SPAWNABLE_ASSET_GROUPS = KeptRowsAttribute("spawnable_asset_groups")
+
+
+@lru_cache(maxsize=None)
+def _floor_asset_reads(room_type: str, split: str) -> dict:
+    """The reads shared by every room's KeptRows of `get_floor_assets(room_type, split)`'s frame, itself made once."""
+    return {}
+
+
+def procedural_room_init(self: ProceduralRoom, polygon, room_type, room_id, split, door_polygons, controller) -> None:
+    """`ProceduralRoom.__init__`, stock line by line but for where the room's candidates are held.
+
+    The floor assets are stock's frame, made once (`get_floor_assets` is cached), as KeptRows
+    reading its columns and rows once per process; the asset groups are the room's GroupRows of
+    the house's HouseAssetGroups, where stock filters its house's table by the room weight. The
+    random draws are stock's, in stock's order: the priority types shuffled, then the groups'
+    dimensions (made on the house's first room, as stock's cached table is).
+    """
+    assert room_type in {"Kitchen", "LivingRoom", "Bedroom", "Bathroom"}
+    assert split in {"train", "val", "test"}
+    self.room_polygon = OrthogonalPolygon(polygon=copy.deepcopy(polygon))
+    self.open_polygon = OrthogonalPolygon(polygon=copy.deepcopy(polygon))
+    self.door_polygons = door_polygons
+    self._cut_out_doors()
+    self.room_type = room_type
+    self.room_id = room_id
+    self.floor_types, spawnable_assets = ProceduralRoom.get_floor_assets(room_type=room_type, split=split)
+    SPAWNABLE_ASSETS.hold(self, KeptRows(spawnable_assets, _floor_asset_reads(room_type, split)))
+    self.priority_asset_types = list(PRIORITY_ASSET_TYPES[room_type])
+    random.shuffle(self.priority_asset_types)
+    SPAWNABLE_ASSET_GROUPS.hold(self, house_asset_groups(split, controller).rows(room_type))
+    self.split = split
+    self.assets = []
+    self.last_rectangles = None
 
 
 @lru_cache(maxsize=None)
@@ -42,7 +78,7 @@ def _place_asset_group(room: ProceduralRoom, position: int, set_rotated, rect_x_
     """`ProceduralRoom._place_asset_group` of the group frame's row `position`, stock line by line but
     for reading that row from KeptRows and narrowing its mask where stock filters frames."""
     groups = SPAWNABLE_ASSET_GROUPS.rows(room)
-    asset_group_generator: AssetGroupGenerator = groups.column("assetGroupGenerator")[position]
+    asset_group_generator: AssetGroupGenerator = groups.generator(position)
     for _ in range(MAX_INTERSECTING_OBJECT_RETRIES):
         object_placement = asset_group_generator.sample_object_placement()
         any_collisions, intersecting_objects = asset_group_generator.get_intersecting_objects(

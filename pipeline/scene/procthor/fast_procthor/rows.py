@@ -15,19 +15,25 @@ class KeptRows:
     paintings), stock only narrows it (boolean filters, `drop` of a row's label), each time a
     frame `take` over every column. Successive boolean filters keep the rows where all their
     masks hold, in frame order, with their labels; so the first frame is kept with one mask,
-    narrowed in place.
+    narrowed in place. `reads` holds the columns and rows read so far: a frame made once per
+    process (never changed) is given the same dict every time, so each is read once.
     """
 
-    def __init__(self, frame: pd.DataFrame) -> None:
+    def __init__(self, frame: pd.DataFrame, reads: dict | None = None) -> None:
         self.frame = frame
         self.keep = np.ones(len(frame), dtype=bool)
-        self._columns: dict[str, np.ndarray] = {}
+        self._reads: dict[tuple, object] = {} if reads is None else reads
 
     def column(self, name: str) -> np.ndarray:
         """All of the frame's column `name` as numpy (a str column as an object array of str)."""
-        if name not in self._columns:
-            self._columns[name] = self.frame[name].to_numpy()
-        return self._columns[name]
+        key = ("column", name)
+        if key not in self._reads:
+            self._reads[key] = self.frame[name].to_numpy()
+        return self._reads[key]
+
+    def generator(self, position: int):
+        """The `assetGroupGenerator` of row `position` (of a frame of asset groups)."""
+        return self.column("assetGroupGenerator")[position]
 
     def kept(self) -> pd.DataFrame:
         """The frame stock would hold: the kept rows."""
@@ -38,11 +44,23 @@ class KeptRows:
         if `with_index`: the index first, under its name).
 
         `to_dict` yields Python scalars, numpy values boxed by `maybe_box_native`; `iloc[position]`
-        gives the row's values, boxed here the same way, in column order.
+        gives the row's values, boxed here the same way, in column order. A new dict each time.
         """
-        out = {self.frame.index.name: self.frame.index[position]} if with_index else {}
-        out.update(zip(self.frame.columns.tolist(), map(maybe_box_native, self.frame.iloc[position].tolist())))
-        return out
+        key = ("record", position, with_index)
+        if key not in self._reads:
+            out = {self.frame.index.name: self.frame.index[position]} if with_index else {}
+            out.update(zip(self.frame.columns.tolist(), map(maybe_box_native, self.frame.iloc[position].tolist())))
+            self._reads[key] = out
+        return dict(self._reads[key])
+
+
+    def row_frame(self, position: int) -> pd.DataFrame:
+        """Row `position` as the one-row frame `.sample()` returns when it draws it (`take` of that row),
+        made once per row with the frame's reads: its readers only read it."""
+        key = ("row_frame", position)
+        if key not in self._reads:
+            self._reads[key] = self.frame.iloc[[position]]
+        return self._reads[key]
 
 
 class KeptRowsAttribute:
@@ -56,24 +74,14 @@ class KeptRowsAttribute:
         return self if room is None else self.rows(room).kept()
 
     def __set__(self, room: ProceduralRoom, frame: pd.DataFrame) -> None:
-        room.__dict__[self.key] = KeptRows(frame)
+        self.hold(room, KeptRows(frame))
+
+    def hold(self, room: ProceduralRoom, rows: KeptRows) -> None:
+        """The room's attribute is `rows`."""
+        room.__dict__[self.key] = rows
 
     def rows(self, room: ProceduralRoom) -> KeptRows:
         return room.__dict__[self.key]
-
-
-def records(frame: pd.DataFrame) -> list[dict]:
-    """`frame.to_dict(orient="records")`, read a column at a time.
-
-    `to_dict` iterates the rows (numpy values as Python scalars, `item()`) and boxes the values of
-    object columns with `maybe_box_native`; a column's `tolist()` gives the same Python scalars,
-    and boxing every value is the same (it leaves Python scalars and other objects as they are).
-    """
-    columns = frame.columns.tolist()
-    if not columns:
-        return [{} for _ in range(len(frame))]
-    values = [map(maybe_box_native, frame[column].tolist()) for column in columns]
-    return [dict(zip(columns, row)) for row in zip(*values)]
 
 
 def sample_position(positions: np.ndarray) -> int:

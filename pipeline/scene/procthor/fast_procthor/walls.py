@@ -1,17 +1,21 @@
-"""Paintings and windows with a room's free wall lines as lists of records (item 6 of the package docstring)."""
+"""Windows, televisions and paintings with a room's free wall lines as lists of records (item 6 of the
+package docstring)."""
 
 from __future__ import annotations
 
 import random
+from collections import defaultdict
 from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 import procthor.generation.wall_objects as wall_objects
+from procthor.databases import asset_id_database
+from procthor.generation.objects import AssetGroup
 from procthor.utils.types import BoundingBox, Object, Vector3, Window
 from shapely.geometry import MultiLineString
 
-from pipeline.scene.procthor.fast_procthor.rows import KeptRows, records, sample_position
+from pipeline.scene.procthor.fast_procthor.rows import KeptRows, sample_position
 
 STOCK_GET_ASSETS_DF = wall_objects.get_assets_df
 
@@ -27,10 +31,139 @@ def get_assets_df(split: str, asset_type: str) -> pd.DataFrame:
     return _assets_frame(split, asset_type).copy()
 
 
+@lru_cache(maxsize=None)
+def _asset_reads(split: str, asset_type: str) -> dict:
+    return {}
+
+
+def _asset_rows(split: str, asset_type: str) -> KeptRows:
+    """The frame `get_assets_df` gives, as KeptRows of the one made once: the functions here only read it,
+    so its columns and rows are read once per process."""
+    return KeptRows(_assets_frame(split, asset_type), _asset_reads(split, asset_type))
+
+
+@lru_cache(maxsize=None)
+def _wall_televisions(split: str) -> tuple[pd.DataFrame, dict]:
+    """Stock's frame of the televisions that hang on walls (`isin(VALID_WALL_TELEVISIONS)`), made once, and its reads."""
+    televisions = _assets_frame(split, "Television")
+    return televisions[televisions["assetId"].isin(wall_objects.VALID_WALL_TELEVISIONS)], {}
+
+
+def get_line_string_df_map(room_to_wall_to_string: dict) -> dict[int, list[dict]]:
+    """`wall_objects.get_line_string_df_map` as lists of the rows of its frames, for the functions here only.
+
+    Stock makes a frame per room of one dict per free stretch of wall (its length and ends as Python
+    floats, its line string and wall id); those dicts are the records the frame gives back
+    (`records`), in order, so the lists of them are kept instead.
+    """
+    rooms_lines = {}
+    for room_id, wall_id_to_line_string in room_to_wall_to_string.items():
+        lines = []
+        for wall_id, line_strings in wall_id_to_line_string.items():
+            for line_string in line_strings:
+                bounds = line_string.boundary.geoms
+                if not bounds:
+                    continue
+                lines.append(_line_record(line_string, wall_id))
+        if lines:
+            rooms_lines[room_id] = lines
+    return rooms_lines
+
+
+def _line_record(line_string, wall_id: str) -> dict:
+    """The row stock makes of a free stretch of wall."""
+    start, end = line_string.boundary.geoms
+    x1, z1 = start.x, start.y
+    x2, z2 = end.x, end.y
+    return {"length": line_string.length, "x1": min(x1, x2), "x2": max(x1, x2), "z1": min(z1, z2),
+            "z2": max(z1, z2), "lineString": line_string, "wallId": wall_id}
+
+
+def _hang_on_wall(partial_house, object_id: str, room_line: dict, asset: pd.DataFrame, wall_map: dict,
+                  wall_object_heights: list, ceiling_height: float):
+    """Stock's steps, the same for a television and a painting, that hang `asset` (a one-row frame) on
+    `room_line`: where it starts along the line (a draw), its placement, its height (a draw), the
+    object appended to the house. Returns what is left of the line's line string beside it."""
+    start_position = random.random() * (room_line["length"] - asset["xSize"].iloc[0])
+    wall_poly = wall_map[room_line["wallId"]]["polygon"]
+    placement = wall_objects.get_wall_placement_info(
+        wall_poly=wall_poly, room_line=room_line, asset=asset, start_position=start_position
+    )
+    min_y, max_y = wall_objects.sample_asset_y_position(
+        asset_height=asset["ySize"].iloc[0],
+        wall_object_heights=wall_object_heights,
+        asset_top_down_poly=placement["poly"],
+        ceiling_height=ceiling_height,
+    )
+    center_y_position = (min_y + max_y) / 2
+    partial_house.objects.append(
+        Object(
+            id=object_id,
+            assetId=asset["assetId"].iloc[0],
+            position=Vector3(x=placement["centerX"], y=center_y_position, z=placement["centerZ"]),
+            rotation=Vector3(x=0, y=placement["rotation"], z=0),
+            kinematic=True,
+        )
+    )
+    line_string = room_line["lineString"]
+    line_string -= placement["poly"]
+    return line_string
+
+
+def add_televisions(partial_house, rooms, boundary_groups, split, room_type_map, wall_map, ceiling_height):
+    """`wall_objects.add_televisions`, stock line by line but for a room's wall lines held as a list of
+    records (see `add_paintings`; the one placed is removed from the room's whole list, as stock
+    drops its label from the room's frame) and the televisions as KeptRows of the frame made
+    once, drawn by `sample_position` and read as the one-row frame `.sample()` returns."""
+    rooms_lines_df_map, wall_object_heights_per_room = wall_objects.setup_wall_placement(
+        boundary_groups=boundary_groups, room_type_map=room_type_map, partial_house=partial_house,
+        wall_map=wall_map, rooms=rooms,
+    )
+    televisions = KeptRows(*_wall_televisions(split))
+    if len(televisions.frame) == 0:
+        return rooms_lines_df_map, wall_object_heights_per_room
+    tvs_per_room = defaultdict(int)
+    sizes = televisions.column("xSize")
+    min_asset_size = sizes.min()
+    for room_id, room_lines in rooms_lines_df_map.items():
+        if (room_type_map[room_id] not in wall_objects.ROOMS_WITH_WALL_TELEVISIONS
+                or random.random() > wall_objects.ROOMS_WITH_WALL_TELEVISIONS[room_type_map[room_id]]["p"]):
+            continue
+        room_has_television = False
+        for asset in rooms[room_id].assets:
+            if isinstance(asset, AssetGroup):
+                for obj in asset.objects:
+                    if asset_id_database[obj["assetId"]]["objectType"] == "Television":
+                        room_has_television = True
+            elif asset_id_database[asset.asset_id]["objectType"] == "Television":
+                room_has_television = True
+            if room_has_television:
+                break
+        if room_has_television:
+            continue
+        room_lines = [line for line in room_lines if line["length"] > min_asset_size]
+        if not room_lines:
+            break
+        room_line = random.choices(population=room_lines, weights=[line["length"] for line in room_lines], k=1)[0]
+        asset = televisions.row_frame(sample_position(np.flatnonzero(sizes < room_line["length"])))
+        line_string = _hang_on_wall(partial_house, f"{room_id}|{len(rooms[room_id].assets)}", room_line, asset,
+                                    wall_map, wall_object_heights_per_room[room_id], ceiling_height)
+        if isinstance(line_string, MultiLineString):
+            line_strings_to_add = [ls for ls in line_string.geoms]
+        elif line_string.length:
+            line_strings_to_add = [line_string]
+        else:
+            line_strings_to_add = []
+        rooms_lines_df_map[room_id] = [line for line in rooms_lines_df_map[room_id] if line is not room_line] + [
+            _line_record(line_string, room_line["wallId"]) for line_string in line_strings_to_add]
+        tvs_per_room[room_id] += 1
+    return tvs_per_room, rooms_lines_df_map, wall_object_heights_per_room
+
+
 def add_paintings(partial_house, rooms, split, wall_map, ceiling_height, tvs_per_room, rooms_lines_df_map,
                   wall_object_heights_per_room) -> None:
     """`wall_objects.add_paintings`, stock line by line but for a room's wall lines held as a list
-    of records and the paintings as KeptRows.
+    of records and the paintings as KeptRows of the frame made once.
 
     Stock filters, drops and appends rows of a room's wall-lines frame; a list of its records,
     filtered, with the chosen row removed and new rows appended, holds the same rows in the same
@@ -40,12 +173,12 @@ def add_paintings(partial_house, rooms, split, wall_map, ceiling_height, tvs_per
     by `sample_position` and read as the one-row frame `.sample()` returns; dropping it narrows
     the mask.
     """
-    paintings = KeptRows(wall_objects.get_assets_df(split=split, asset_type="Painting"))
+    paintings = _asset_rows(split, "Painting")
     sizes = paintings.column("xSize")
     max_paintings_in_rooms = random.choices(k=len(rooms_lines_df_map), **wall_objects.PAINTINGS_PER_ROOM)
     min_painting_size = sizes.min() if len(sizes) else np.nan  # Series.min() of no values is NaN
     for max_paintings_in_room, (room_id, room_lines_df) in zip(max_paintings_in_rooms, rooms_lines_df_map.items()):
-        room_lines = records(room_lines_df)
+        room_lines = list(room_lines_df)
         for painting_i in range(max_paintings_in_room):
             room_lines = [line for line in room_lines if line["length"] > min_painting_size]
             if not room_lines or not paintings.keep.any():
@@ -55,45 +188,18 @@ def add_paintings(partial_house, rooms, split, wall_map, ceiling_height, tvs_per
             )[0]
             room_line = room_lines[room_line_i]
             position = sample_position(np.flatnonzero(paintings.keep & (sizes < room_line["length"])))
-            painting = paintings.frame.iloc[[position]]
-            start_position = random.random() * (room_line["length"] - painting["xSize"].iloc[0])
-            wall_poly = wall_map[room_line["wallId"]]["polygon"]
-            placement = wall_objects.get_wall_placement_info(
-                wall_poly=wall_poly, room_line=room_line, asset=painting, start_position=start_position
-            )
-            min_y, max_y = wall_objects.sample_asset_y_position(
-                asset_height=painting["ySize"].iloc[0],
-                wall_object_heights=wall_object_heights_per_room[room_id],
-                asset_top_down_poly=placement["poly"],
-                ceiling_height=ceiling_height,
-            )
-            center_y_position = (min_y + max_y) / 2
-            partial_house.objects.append(
-                Object(
-                    id=f"{room_id}|{len(rooms[room_id].assets) + painting_i + tvs_per_room[room_id]}",
-                    assetId=painting["assetId"].iloc[0],
-                    position=Vector3(x=placement["centerX"], y=center_y_position, z=placement["centerZ"]),
-                    rotation=Vector3(x=0, y=placement["rotation"], z=0),
-                    kinematic=True,
-                )
-            )
+            painting = paintings.row_frame(position)
+            painting_id = f"{room_id}|{len(rooms[room_id].assets) + painting_i + tvs_per_room[room_id]}"
+            line_string = _hang_on_wall(partial_house, painting_id, room_line, painting, wall_map,
+                                        wall_object_heights_per_room[room_id], ceiling_height)
             del room_lines[room_line_i]
-            line_string = room_line["lineString"]
-            line_string -= placement["poly"]
             if isinstance(line_string, MultiLineString):
                 line_strings_to_add = [ls for ls in line_string.geoms if ls.length > min_painting_size]
             elif line_string.length > min_painting_size:
                 line_strings_to_add = [line_string]
             else:
                 line_strings_to_add = []
-            for line_string in line_strings_to_add:
-                start, end = line_string.boundary.geoms
-                x1, z1 = start.x, start.y
-                x2, z2 = end.x, end.y
-                room_lines.append({
-                    "length": line_string.length, "x1": min(x1, x2), "x2": max(x1, x2), "z1": min(z1, z2),
-                    "z2": max(z1, z2), "lineString": line_string, "wallId": room_line["wallId"],
-                })
+            room_lines.extend(_line_record(line_string, room_line["wallId"]) for line_string in line_strings_to_add)
             if not wall_objects.ALLOW_DUPLICATE_PAINTINGS_IN_HOUSE:
                 paintings.keep &= paintings.frame.index != paintings.frame.index[position]  # drop(label)
                 kept_sizes = sizes[paintings.keep]
@@ -120,19 +226,19 @@ def add_windows(partial_house, rooms, boundary_groups, split, room_type_map, wal
             remove_wall_ids.add(door["wall1"])
         elif "exterior" in door["wall1"]:
             remove_wall_ids.add(door["wall0"])
-    windows_df = wall_objects.get_assets_df(split=split, asset_type="Window")
-    sizes = windows_df["xSize"].to_numpy()
-    min_window_size = windows_df["xSize"].min()
+    windows = _asset_rows(split, "Window")
+    sizes = windows.column("xSize")
+    min_window_size = sizes.min() if len(sizes) else np.nan  # Series.min() of no values is NaN
     partial_house.windows = []
     max_windows_in_rooms = random.choices(k=len(rooms_lines_df_map), **wall_objects.WINDOWS_PER_ROOM)
     for max_windows_in_room, (room_id, room_lines_df) in zip(max_windows_in_rooms, rooms_lines_df_map.items()):
-        room_lines = [line for line in records(room_lines_df)
+        room_lines = [line for line in room_lines_df
                       if line["wallId"] not in remove_wall_ids and line["length"] > min_window_size]
         for window_i in range(max_windows_in_room):
             if not room_lines:
                 break
             room_line = random.choices(population=room_lines, weights=[line["length"] for line in room_lines], k=1)[0]
-            window = windows_df.iloc[[sample_position(np.flatnonzero(sizes < room_line["length"]))]]
+            window = windows.row_frame(sample_position(np.flatnonzero(sizes < room_line["length"])))
             start_position = random.random() * (room_line["length"] - window["xSize"].iloc[0])
             wall_poly = wall_map[room_line["wallId"]]["polygon"]
             if abs(wall_poly[0]["x"] - wall_poly[1]["x"]) < 1e-3:
