@@ -37,6 +37,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache, partial
 from random import Random
+from typing import NamedTuple
 
 import numpy as np
 
@@ -204,6 +205,7 @@ class Framings:
         self.teller = Teller(_observer_wording(objects, observer.facing))  # the egocentric stories' words
         # what a row shares with the base's rows of its story (a balanced one's hops are its own pair's)
         self.common = {**told.shared, "hops": hops(base.n, described_pairs(base.n, base.m))}
+        self._paths: dict[tuple, tuple] = {}  # `_path`'s, by its arguments
 
     def egocentric_story(self, setting: str) -> str:
         """The setting's facts and the facts about you, every one in your words (`teller`, in the
@@ -243,8 +245,7 @@ class Framings:
         facing = question_pose.facing
         answer = seen_set(plan_answer, facing)
         subject, reference = query
-        plan_path = reasoning_path(story_facts, subject, reference)
-        path = tuple(_turned_step(step, facing) for step in plan_path)
+        plan_path, path, path_text = self._path(story_facts, query, facing)
         d, cells, centres = self.base.d, self.cells, self.centres
         return dict(
             self.common, id=f"{self.common['room_id']}-{self.config}-{setting}-{kind}", config=self.config,
@@ -252,7 +253,7 @@ class Framings:
             answer_set_size=len(answer), true_relation=seen_facing(direction(cells[subject], cells[reference]), facing),
             continuous_relation=seen_facing(direction_of_points(centres[subject], centres[reference]), facing),
             query=Query(subject, reference), path=path,
-            path_text=written_path(path, subject, self.said, OBSERVER) if path else "",
+            path_text=path_text,
             path_decides=bool(path) and path[-1].composed == answer,
             tightness=round(tightness(story_facts, d), 6),
             layout_decides=layout_decides(story_facts, query, plan_answer, d),
@@ -261,6 +262,20 @@ class Framings:
             frame_changes=FRAME_CHANGES[kind],
             frame_angle=facing_between(story_pose.facing if story_pose else "N", facing),
         )
+
+
+    def _path(self, facts: tuple[Fact, ...], query: tuple[str, str], facing: str
+              ) -> tuple[tuple[PathStep, ...], tuple[PathStep, ...], str]:
+        """A question's reasoning path on the plan, that path in the question's frame, and in words: found
+        once per room for the settings and framings whose facts have the same direction facts (the path
+        goes by those alone), as the base rows find theirs."""
+        links = tuple(fact for fact in facts if fact.relation in DIRECTIONS)
+        key = (links, query, facing)
+        if key not in self._paths:
+            plan_path = reasoning_path(links, *query)
+            path = tuple(_turned_step(step, facing) for step in plan_path)
+            self._paths[key] = plan_path, path, written_path(path, query[0], self.said, OBSERVER) if path else ""
+        return self._paths[key]
 
 
 class _BalancedDraws:
@@ -412,13 +427,31 @@ def clearances(scene: Scene, points: np.ndarray) -> np.ndarray:
     return nearest
 
 
+class StanceRow(NamedTuple):
+    """A stance as plain values (`stance_rows`): its cell, facing, point and what it sees."""
+
+    i: int
+    j: int
+    facing: str
+    point: tuple[float, float]
+    seen: int
+
+
 @lru_cache(maxsize=8)
 def stances(scene: Scene, d: int) -> tuple[Stance, ...]:
+    """Every pose a first-person camera may take, in cell and facing order (`stance_rows`), as records."""
+    return tuple(Stance(Pose("", region((i, j), d), i, j, facing), point, seen)
+                 for i, j, facing, point, seen in stance_rows(scene, d))
+
+
+@lru_cache(maxsize=8)
+def stance_rows(scene: Scene, d: int) -> tuple[StanceRow, ...]:
     """Every pose a first-person camera may take, in cell and facing order: per cell, the point of
     SPOTS x SPOTS farthest from every footprint and wall (the first of equals), where that is at least
     CLEARANCE; per facing, where the faced wall is FACED_WALL away or more. Every cell and facing at
     once, each number by the same operations as one at a time: (i + u) * s, then the wall's and each
-    centre's offsets from the point."""
+    centre's offsets from the point. Plain values, not records: the story's observer is drawn among
+    them (`_story_observer`), and only the one drawn needs its Pose."""
     s, w = scene.side / d, scene.side
     i, j, u, v = (np.ravel(a) for a in np.meshgrid(np.arange(d), np.arange(d), SPOTS, SPOTS, indexing="ij"))
     spots = len(SPOTS) ** 2
@@ -440,13 +473,11 @@ def stances(scene: Scene, d: int) -> tuple[Stance, ...]:
     out = []
     for k, (index, point) in enumerate(zip(cells.tolist(), zip(x.tolist(), z.tolist()))):
         ci, cj = divmod(index, d)
-        where = region((ci, cj), d)
-        out.extend(Stance(Pose("", where, ci, cj, facing), point, seen[facing][k])
-                   for facing in FACINGS if walled[facing][k])
+        out.extend(StanceRow(ci, cj, facing, point, seen[facing][k]) for facing in FACINGS if walled[facing][k])
     return tuple(out)
 
 
-def drawn_stances(candidates: Sequence[Stance], rng: Random) -> list[Stance]:
+def drawn_stances(candidates: Sequence[StanceRow], rng: Random) -> list[StanceRow]:
     """`candidates` in a drawn order: those that see SEE_AT_LEAST prominent objects (or as many as
     any does) first, each part shuffled."""
     enough = min(SEE_AT_LEAST, max((c.seen for c in candidates), default=0))
@@ -469,10 +500,11 @@ def _story_observer(scene: Scene, objects: Sequence, d: int, rng: Random) -> Pos
     """The egocentric story's observer: a stance a camera can take (`stances`) in a cell that holds
     no story object (of `objects`), drawn by `drawn_stances` (told only by its region), a facing."""
     taken = {(o.i, o.j) for o in objects}
-    free = [c for c in stances(scene, d) if (c.pose.i, c.pose.j) not in taken]
+    free = [c for c in stance_rows(scene, d) if (c.i, c.j) not in taken]
     if not free:
         raise RoomspaceError(f"room {scene.room_id}: no cell clear of its objects' footprints and cells for an observer")
-    return drawn_stances(free, rng)[0].pose
+    i, j, facing, _, _ = drawn_stances(free, rng)[0]
+    return Pose("", region((i, j), d), i, j, facing)
 
 
 def _door(scene: Scene, d: int) -> Pose:
