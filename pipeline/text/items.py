@@ -369,6 +369,17 @@ class RoomItems:
                                        choice.order, view, drawn)
         return Told(facts, shared, story)
 
+    def setting_fields(self, config: Config) -> dict[str, tuple[dict, dict[str, str]]] | None:
+        """Per setting, what the questions of its stories share (`_setting_fields`) in a configuration of the
+        paper's family, found without telling a story: what a retelling starts from (the twin map questions,
+        pipeline.text.twins.twin_stories); None when the room has fewer than n prominent objects."""
+        scene, n, d = self.scene, config.n, config.d
+        if len(scene.prominent) < n:
+            return None
+        choice = self.choice(n)
+        facts, _, shared = _told(scene, config, choice, self.story_objects(n, d), self.facts(n, d), self.topology(n))
+        return _setting_fields(config, choice, self.raster(n, d), facts, shared, self.answers(n, d).answer_sets(facts))
+
 
 RECORD = Item  # the base kind's row (pipeline.text.kinds)
 
@@ -407,36 +418,15 @@ def _told(scene: Scene, config: Config, choice: Choice, objects: tuple[StoryObje
 
 def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, objects: tuple[StoryObject, ...],
            room_facts: RasterFacts, topology: tuple[Fact, ...], known: Callable[[], Answers]) -> tuple[Item, ...]:
-    n, room_id, name = config.n, scene.room_id, config.name
-    chosen, names, order, teller = choice.objects, choice.names, choice.order, choice.teller
-    pairs = described_pairs(n, config.m)
-    query = Query(names[0], names[-1])
+    room_id, name = scene.room_id, config.name
+    order, teller = choice.order, choice.teller
     facts, rng, shared = _told(scene, config, choice, objects, room_facts, topology)
     answers = known().answer_sets(facts)
     targets = yes_targets(answers, rng)
     yes, no = YES_NO
-    stories = dict(
-        shared, query=query, hops=hops(n, pairs), true_relation=direction(raster.cells[0], raster.cells[-1]),
-        continuous_relation=direction_of_points((chosen[0].x, chosen[0].z), (chosen[-1].x, chosen[-1].z)),
-    )
-    # The o2 settings share their direction facts, hence their reasoning path and its words in each view.
-    paths: dict[tuple[Fact, ...], tuple[tuple[PathStep, ...], dict[str, str]]] = {}
     items = []
-    for setting in SETTINGS:
-        answer = tuple(code for code in DIRECTIONS if code in answers[setting])
-        links = tuple(fact for fact in facts[setting] if fact.relation in DIRECTIONS)
-        if links not in paths:
-            path = reasoning_path(links, query.subject, query.object)
-            paths[links] = path, {view: written_path(path, query.subject, teller.wording, view) if path else ""
-                                  for view in VIEWS}
-        path, path_texts = paths[links]
-        common = dict(
-            stories, setting=setting, facts=facts[setting], answer_set=answer, answer_set_size=len(answer),
-            path=path, path_decides=bool(path) and path[-1].composed == answer,
-            tightness=round(tightness(facts[setting], config.d), 6),
-            layout_decides=layout_decides(facts[setting], query.pair, answer, config.d),
-            **ladder_fields(facts[setting], query.pair, answer, config.d, path),
-        )
+    for setting, (common, path_texts) in _setting_fields(config, choice, raster, facts, shared, answers).items():
+        answer, query = common["answer_set"], common["query"]
         said = sentences(facts[setting], order)
         for view in VIEWS:
             pool = answer if targets[setting, view] else tuple(c for c in DIRECTIONS if c not in answer)
@@ -461,6 +451,38 @@ def _items(scene: Scene, config: Config, choice: Choice, raster: Raster, objects
             true_relation=truth, continuous_relation=truth, query=rcc8_pair,
         ))
     return tuple(items)
+
+
+def _setting_fields(config: Config, choice: Choice, raster: Raster, facts: Mapping[str, tuple[Fact, ...]],
+                    shared: Mapping, answers: Mapping[str, frozenset[str]]) -> dict[str, tuple[dict, dict[str, str]]]:
+    """Per setting of the paper's, the fields every question of its stories has (its facts, answer set,
+    reasoning path and difficulty; `shared`'s), and the path in each view's words."""
+    n, names, chosen = config.n, choice.names, choice.objects
+    query = Query(names[0], names[-1])
+    stories = dict(
+        shared, query=query, hops=hops(n, described_pairs(n, config.m)),
+        true_relation=direction(raster.cells[0], raster.cells[-1]),
+        continuous_relation=direction_of_points((chosen[0].x, chosen[0].z), (chosen[-1].x, chosen[-1].z)),
+    )
+    # The o2 settings share their direction facts, hence their reasoning path and its words in each view.
+    paths: dict[tuple[Fact, ...], tuple[tuple[PathStep, ...], dict[str, str]]] = {}
+    out = {}
+    for setting in SETTINGS:
+        answer = tuple(code for code in DIRECTIONS if code in answers[setting])
+        links = tuple(fact for fact in facts[setting] if fact.relation in DIRECTIONS)
+        if links not in paths:
+            path = reasoning_path(links, query.subject, query.object)
+            paths[links] = path, {view: written_path(path, query.subject, choice.teller.wording, view) if path else ""
+                                  for view in VIEWS}
+        path, path_texts = paths[links]
+        out[setting] = dict(
+            stories, setting=setting, facts=facts[setting], answer_set=answer, answer_set_size=len(answer),
+            path=path, path_decides=bool(path) and path[-1].composed == answer,
+            tightness=round(tightness(facts[setting], config.d), 6),
+            layout_decides=layout_decides(facts[setting], query.pair, answer, config.d),
+            **ladder_fields(facts[setting], query.pair, answer, config.d, path),
+        ), path_texts
+    return out
 
 
 def _askable(config: Config, choice: Choice, facts: Mapping[str, tuple[Fact, ...]], topology: tuple[Fact, ...],

@@ -16,7 +16,7 @@ spells out the relation it asks about.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from random import Random
 
 from pipeline.data import data_json
@@ -24,10 +24,10 @@ from pipeline.errors import RoomspaceError
 from pipeline.seeding import derive_seed
 from pipeline.spatial.facts import Fact
 from pipeline.spatial.reasoning import PathStep
-from pipeline.spatial.relations import DIRECTIONS, DISTANCES, REGIONS, WALL_CONTACT, kind, relation_words
+from pipeline.spatial.relations import DIRECTIONS, DISTANCES, REGIONS, VIEWS, WALL_CONTACT, kind, relation_words
 from pipeline.spatial.topology import ROOM
 from pipeline.text.configs import Config
-from pipeline.text.items import CONSISTENCY_FORM, RCC8_SETTING, RELATION_FORM, Item, Query, StoryObject
+from pipeline.text.items import CONSISTENCY_FORM, RCC8_SETTING, RELATION_FORM, Item, Query, StoryObject, fr_row
 from pipeline.text.kinds import BASE, KINDS, Room, kind_of
 from pipeline.text.maps import stories
 from pipeline.text.stories import Teller, sentences, text_seed, written_path
@@ -102,9 +102,31 @@ def twin_items(items: Sequence[Item]) -> tuple[Item, ...]:
     rooms: dict[tuple[str, str], _Renamed] = {}  # per room and configuration
     for (room_id, config, _, _), group in groups.items():
         if (room_id, config) not in rooms:
-            rooms[room_id, config] = _Renamed.of(group[0])
+            first = group[0]
+            rooms[room_id, config] = _Renamed.of(room_id, config, first.objects, first.topology)
         twins.update(zip((i.id for i in group), _twin_group(group, rooms[room_id, config])))
     return tuple(twins[item.id] for item in items)
+
+
+def twin_stories(settings: Mapping[str, Mapping]) -> tuple[Item, ...]:
+    """The twins of the FR questions of a room's stories in a configuration of the paper's family (those
+    `twin_items` makes of maps.stories' items: a twin map question's stories), made from what each
+    setting's questions share (items.RoomItems.setting_fields) without telling the original stories."""
+    room = next(iter(settings.values()))  # the fields every setting's questions have: its room's
+    renamed = _Renamed.of(room["room_id"], room["config"], room["objects"], room["topology"])
+    out = []
+    for setting, fields in settings.items():
+        for view in VIEWS:
+            told, order, seed = renamed.retold(fields["facts"], fields["story_order"], setting, view)
+            teller = renamed.teller_of(told["facts"], view)
+            query, path = renamed.query(fields["query"]), renamed.path(fields["path"])
+            # the story and question drawn before the YN candidate, which an FR question has none of
+            texts = teller.setting(fields["room_type"], fields["room_side"], sentences(told["facts"], order), order,
+                                   view, query.pair, fields["answer_set"], seed)
+            out.append(fr_row(Item, {**fields, **told, "view": view, "query": query, "path": path, "story": texts.story,
+                                     "path_text": written_path(path, query.subject, teller.wording, view) if path else ""},
+                              f"{fields['room_id']}-{told['config']}-{setting}-{view}", texts.fr_question))
+    return tuple(out)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,6 +134,7 @@ class _Renamed:
     """What the twins of one room and configuration share: its invented words, its objects renamed, and a
     teller of its stories' sentences in its words (each story's own glossary told by `Teller.glossed`)."""
 
+    room_id: str
     config: Config  # the base configuration its stories were told in
     words: TwinWords
     names: dict[str, str]  # each object's name (and the room's) -> its twin's
@@ -135,15 +158,33 @@ class _Renamed:
         return self.told[id(path)]
 
     @classmethod
-    def of(cls, item: Item) -> _Renamed:
-        """Those of `item`'s room and configuration."""
-        words = draw_words(item.room_id, item.config, [type_words(o.type) for o in item.objects])
-        names = {o.name: words.rename(o.name, o.type) for o in item.objects} | {ROOM: ROOM}
-        objects = tuple(dataclasses.replace(o, name=names[o.name]) for o in item.objects)
-        phrases = Phrases([o.name for o in objects], [words.objects[type_words(o.type)] for o in objects])
-        topology = tuple(_renamed(fact, names) for fact in item.topology)
-        return cls(Config.parse(item.config), words, names, objects, phrases, topology,
-                   Teller(Wording(phrases, words.words)))
+    def of(cls, room_id: str, config: str, objects: tuple[StoryObject, ...], topology: tuple[Fact, ...]) -> _Renamed:
+        """Those of a room and base configuration, whose rows have these objects and topology."""
+        words = draw_words(room_id, config, [type_words(o.type) for o in objects])
+        names = {o.name: words.rename(o.name, o.type) for o in objects} | {ROOM: ROOM}
+        renamed = tuple(dataclasses.replace(o, name=names[o.name]) for o in objects)
+        phrases = Phrases([o.name for o in renamed], [words.objects[type_words(o.type)] for o in renamed])
+        return cls(room_id, Config.parse(config), words, names, renamed, phrases,
+                   tuple(_renamed(fact, names) for fact in topology), Teller(Wording(phrases, words.words)))
+
+    def retold(self, facts: tuple[Fact, ...], story_order: Sequence[str], setting: str, view: str
+               ) -> tuple[dict, list[str], int]:
+        """What the twin of a story (of these facts, its objects introduced in `story_order`) takes for its
+        own: its fields (configuration, facts, objects, story order, topology), its order of names and the
+        seed of its texts (the original's)."""
+        order = [self.names[name] for name in story_order]
+        return (dict(config=KIND.config_name(self.config), facts=self.facts(facts), objects=self.objects,
+                     story_order=tuple(order), topology=self.topology),
+                order, text_seed(self.room_id, self.config.paper.name, setting, view))
+
+    def teller_of(self, facts: tuple[Fact, ...], view: str, claims: Iterable[str] = ()) -> Teller:
+        """The teller of a twin story of (renamed) `facts` in `view`: its glossary defines all nine
+        directions, whatever the story states (its questions and path use them), and any claim a question makes."""
+        return self.teller.glossed(self.words.glossary({f.relation for f in facts} | set(DIRECTIONS) | set(claims),
+                                                       view))
+
+    def query(self, query: Query) -> Query:
+        return Query(self.names[query.subject], self.names[query.object])
 
 
 def _renamed(f: Fact, names: Mapping[str, str]) -> Fact:
@@ -154,20 +195,16 @@ def _twin_group(group: list[Item], renamed: _Renamed) -> list[Item]:
     """The twins of one room, configuration, setting and view: they share one story. A balanced
     configuration's FR and YN questions may ask different pairs (pipeline.text.balance): each is
     told again from its own pair, as it was told."""
-    first, names, words, told, objects = group[0], renamed.names, renamed.words, renamed.config, renamed.objects
+    first, told, objects = group[0], renamed.config, renamed.objects
 
     def query(item: Item) -> Query:
-        return Query(names[item.query.subject], names[item.query.object])
+        return renamed.query(item.query)
 
     def path(item: Item) -> tuple[PathStep, ...]:
         return renamed.path(item.path)
 
-    facts = renamed.facts(first.facts)
-    order = [names[name] for name in first.story_order]
-    seed = text_seed(first.room_id, told.paper.name, first.setting, first.view)
-    config = KIND.config_name(first.config)
-    renamed_fields = dict(config=config, facts=facts, objects=objects, story_order=tuple(order),
-                          topology=renamed.topology)
+    renamed_fields, order, seed = renamed.retold(first.facts, first.story_order, first.setting, first.view)
+    config, facts = renamed_fields["config"], renamed_fields["facts"]
     questions: dict[str, str] = {}  # per item id
     if first.setting == RCC8_SETTING:
         for item in group:
@@ -175,11 +212,9 @@ def _twin_group(group: list[Item], renamed: _Renamed) -> list[Item]:
                 item.room_type, item.room_side, {o.name: o.footprint for o in objects}, order, item.view,
                 query(item).pair, item.candidate, seed)
     else:
-        # All nine directions are defined, whatever the story states: the questions and the path use them; and
-        # so is a whole-story question's claim.
+        # A whole-story question's claim is defined too.
         claims = {item.candidate for item in group if item.form == CONSISTENCY_FORM}
-        glossary = words.glossary({f.relation for f in facts} | set(DIRECTIONS) | claims, first.view)
-        teller, said = renamed.teller.glossed(glossary), sentences(facts, order)
+        teller, said = renamed.teller_of(facts, first.view, claims), sentences(facts, order)
         wording = teller.wording
         asked = [item for item in group if item.form == RELATION_FORM]
         yn = next((i for i in asked if i.question_type == "YN"), None)

@@ -11,9 +11,10 @@ from pipeline.spatial.checker import answer_set
 from pipeline.spatial.facts import SETTINGS
 from pipeline.spatial.relations import relation_words
 from pipeline.text.configs import Config
-from pipeline.text.items import RCC8_SETTING, room_items
+from pipeline.text.items import RCC8_SETTING, RoomItems, room_items
 from pipeline.text.kinds import KINDS
-from pipeline.text.twins import draw_words, twin_items
+from pipeline.text.maps import stories
+from pipeline.text.twins import draw_words, twin_items, twin_stories
 from pipeline.text.words import type_words
 
 CONFIGS = (Config(5, 4, 12), Config(6, 8, 9))
@@ -110,3 +111,16 @@ def test_twins_are_pure_and_refuse_to_twin_twice(pairs):
     assert twin_items(items[:1]) == twins[:1]  # an FR item alone gets the same twin
     with pytest.raises(RoomspaceError, match="is not a base item"):
         twin_items(twins)
+
+
+def test_twin_stories_made_from_what_questions_share_are_the_twins_of_the_fr_items():
+    """A twin map's stories (twin_stories: no story told in familiar words) are the twins twin_items makes of
+    the same FR items (maps.stories: rcc8 asks for no map), field for field, prompts included."""
+    for index in range(4):
+        for config in CONFIGS:
+            rooms = RoomItems(handmade_scene(index))
+            fields = {setting: common for setting, (common, _) in rooms.setting_fields(config).items()}
+            made = twin_stories(fields)
+            assert made == twin_items(stories(room_items(handmade_scene(index), config)))
+            assert [twin.prompt for twin in made] == [twin.prompt for twin in twin_items(stories(rooms(config)))]
+            assert len(made) == len(SETTINGS) * 2 and {twin.question_type for twin in made} == {"FR"}
