@@ -4,6 +4,7 @@ import contextlib
 import copy
 import json
 import random
+import warnings
 from random import Random
 from types import SimpleNamespace
 
@@ -344,11 +345,10 @@ def test_wall_lines_are_the_records_of_stocks_frames():
     assert len(fast[1]) == 3
 
 
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")
-def test_wall_objects_are_stocks_from_the_same_houses_and_draws(monkeypatch):
-    """Windows, televisions and paintings placed in sampled houses by stock's functions and by the fast ones,
-    from copies of the same house and random states: the same objects and windows, with the same values, and
-    the same random states after."""
+@pytest.fixture(scope="module")
+def houses_before_their_wall_objects() -> list[tuple]:
+    """16 houses sampled (fast), each as it is when its wall objects are added: (the arguments, copied, and the
+    random states then)."""
     import procthor.generation as generation
 
     from pipeline.scene.procthor.sampling import ROOM_SPEC_IDS, _generate
@@ -360,11 +360,21 @@ def test_wall_objects_are_stocks_from_the_same_houses_and_draws(monkeypatch):
         captured.append((copy.deepcopy(kwargs), random.getstate(), np.random.get_state()))
         return sampled(**kwargs)
 
-    monkeypatch.setattr(generation, "add_wall_objects", spied)
-    for seed in range(16):
-        _generate(seed, list(ROOM_SPEC_IDS)[seed % 4], "offline", stock_procthor=False)
+    with pytest.MonkeyPatch.context() as patch, warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        patch.setattr(generation, "add_wall_objects", spied)
+        for seed in range(16):
+            _generate(seed, list(ROOM_SPEC_IDS)[seed % 4], "offline", stock_procthor=False)
+    return captured
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_wall_objects_are_stocks_from_the_same_houses_and_draws(houses_before_their_wall_objects):
+    """Windows, televisions and paintings placed in sampled houses by stock's functions and by the fast ones,
+    from copies of the same house and random states: the same objects and windows, with the same values, and
+    the same random states after."""
     televisions = paintings = 0
-    for kwargs, random_state, numpy_state in captured:
+    for kwargs, random_state, numpy_state in houses_before_their_wall_objects:
         placed = []
         for fast in (False, True):
             house = copy.deepcopy(kwargs)
@@ -377,7 +387,36 @@ def test_wall_objects_are_stocks_from_the_same_houses_and_draws(monkeypatch):
         assert placed[0] == placed[1]
         televisions += placed[0][0].count("Television_")
         paintings += placed[0][0].count("Painting_")
-    assert televisions >= 5 and paintings >= 5 and len(captured) == 16
+    assert televisions >= 5 and paintings >= 5 and len(houses_before_their_wall_objects) == 16
+
+
+def test_floor_objects_are_written_as_stock_writes_them(houses_before_their_wall_objects):
+    """Every asset and asset group placed in the sampled houses, as house objects: stock's, kinematic or not."""
+    placed = [asset for kwargs, _, _ in houses_before_their_wall_objects for room in kwargs["rooms"].values()
+              for asset in room.assets]
+    stock = [exact(asset.assets_dict if isinstance(asset, objects.AssetGroup) else asset.asset_dict) for asset in placed]
+    with installed():
+        fast = [exact(asset.assets_dict if isinstance(asset, objects.AssetGroup) else asset.asset_dict) for asset in placed]
+    assert fast == stock
+    assert any(isinstance(asset, objects.AssetGroup) for asset in placed) and len(placed) >= 50
+    assert {'"kinematic": true', '"kinematic": false'} <= {kind for text in stock for kind in
+                                                         ('"kinematic": true', '"kinematic": false') if kind in text}
+
+
+def test_anchor_locations_are_stocks_with_the_same_draws():
+    """Rectangles of rooms with holes (corners inside and outside, edges on the outline or not, middles), each
+    anchored by stock and by the fast one from the same random state: the same location and random state after."""
+    kinds = set()
+    for seed in range(12):
+        room = SimpleNamespace(room_polygon=free_space(seed, 1 + seed % 4))
+        for rect in sorted(room.room_polygon.get_all_rectangles())[::3]:
+            found = []
+            for anchor in (ProceduralRoom.sample_anchor_location, rectangles.sample_anchor_location):
+                random.seed(seed)
+                found.append((repr(anchor(room, rect)), random.getstate()))
+            assert found[0] == found[1], (seed, rect)
+            kinds.add(found[0][0].split("'")[-2])
+    assert kinds == {"inCorner", "onEdge", "inMiddle"}
 
 
 def exact(value) -> str:

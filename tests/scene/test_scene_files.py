@@ -98,6 +98,31 @@ def test_a_scene_files_text_is_its_document_dumped(sampled, records, houses):
         assert text == dumps(scene_document(house, scene)) == scene_path(sampled, SEED, k).read_text()
 
 
+def test_canonical_values_of_every_kind():
+    """Plain floats, strings, dicts and lists (a house's) and the numpy scalars, tuples, mappings and subclasses
+    that take the general checks: rounded floats with no -0.0, plain ints and bools, str keys; non-finite
+    numbers and other objects refused."""
+    from collections import OrderedDict
+
+    import numpy as np
+
+    from pipeline.scene.scene_file import canonical
+
+    class Name(str):
+        pass
+
+    value = {"a": [0.1234567891, -0.0, -1e-9, 2.5, np.float64(1 / 3), np.float32(0.5), True, np.bool_(False), 3,
+                   np.int64(-4), (1.0000004, "x"), None, Name("n")],
+             "b": OrderedDict([(7, {"c": -0.00000049})]), "d": {}, "e": []}
+    assert canonical(value) == {"a": [0.123457, 0.0, 0.0, 2.5, 0.333333, 0.5, True, False, 3, -4, [1.0, "x"], None, "n"],
+                                "b": {"7": {"c": 0.0}}, "d": {}, "e": []}
+    assert [type(v) for v in canonical(value)["a"]] == [float] * 6 + [bool, bool, int, int, list, type(None), Name]
+    assert str(canonical(-0.0)) == "0.0" and str(canonical(np.float64(-0.0))) == "0.0"
+    for bad in (float("nan"), float("inf"), np.float64("-inf"), {"k": [float("nan")]}, {1, 2}, b"x"):
+        with pytest.raises(RoomspaceError):
+            canonical(bad)
+
+
 def test_different_seeds_give_different_houses(sampled, records):
     house, scene = sample_scene(SEED + 1, 0)
     assert dumps(scene_document(house, scene)) != scene_path(sampled, SEED, 0).read_text()

@@ -62,9 +62,15 @@ ones). Each item names the module of this package that holds it.
    from house to house (new generators and their sampled dimensions) beside it
    (`HouseAssetGroups`), the dimensions sampled as stock samples them and the generators made
    when first used; a room reads its rows of both (`GroupRows`).
+8. `ProceduralRoom.sample_anchor_location` (`rectangles`), which asks GEOS about sixteen points and
+   four line strings made one by one for every object placed: the same predicates asked at once.
+9. `Asset.asset_dict` and `AssetGroup.assets_dict` (`floor_assets`), which look an object's type up
+   in the placement annotations (a pandas row) for every object written to the house: read once
+   per type.
 """
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -72,15 +78,15 @@ import procthor.databases as databases
 import procthor.generation.objects as objects
 import procthor.generation.wall_objects as wall_objects
 from procthor.generation.asset_groups import AssetGroupGenerator
-from procthor.generation.objects import OrthogonalPolygon, ProceduralRoom
+from procthor.generation.objects import Asset, AssetGroup, OrthogonalPolygon, ProceduralRoom
 
 from pipeline.scene.procthor.fast_procthor.asset_groups import (asset_group_post_init, read_once, set_dimensions,
                                                               spawnable_asset_group_info)
-from pipeline.scene.procthor.fast_procthor.floor_assets import (SPAWNABLE_ASSET_GROUPS, SPAWNABLE_ASSETS,
-                                                                procedural_room_init, sample_asset)
+from pipeline.scene.procthor.fast_procthor.floor_assets import (SPAWNABLE_ASSET_GROUPS, SPAWNABLE_ASSETS, asset_dict,
+                                                                assets_dict, procedural_room_init, sample_asset)
 from pipeline.scene.procthor.fast_procthor.rectangles import (get_all_rectangles, get_neighboring_rectangles,
                                                      is_point_inside, join_neighboring_rectangles,
-                                                     sample_next_rectangle)
+                                                     sample_anchor_location, sample_next_rectangle)
 from pipeline.scene.procthor.fast_procthor.walls import (add_paintings, add_televisions, add_windows, get_assets_df,
                                                          get_line_string_df_map)
 from pipeline.scene.procthor.patching import patched
@@ -90,24 +96,32 @@ from pipeline.scene.procthor.patching import patched
 def installed() -> Iterator[None]:
     """The fast equivalents in place of the stock ones, restored on exit."""
     read_asset_groups, read_asset_database = databases._get_asset_groups, databases._get_asset_database
-    with patched(OrthogonalPolygon, "_join_neighboring_rectangles", join_neighboring_rectangles), \
-            patched(AssetGroupGenerator, "_set_dimensions", set_dimensions), \
-            patched(databases, "_get_asset_groups", lambda: read_once(read_asset_groups)), \
-            patched(databases, "_get_asset_database", lambda: read_once(read_asset_database)), \
-            patched(OrthogonalPolygon, "get_neighboring_rectangles", get_neighboring_rectangles), \
-            patched(OrthogonalPolygon, "get_all_rectangles", get_all_rectangles), \
-            patched(AssetGroupGenerator, "__attrs_post_init__", asset_group_post_init), \
-            patched(ProceduralRoom, "spawnable_assets", SPAWNABLE_ASSETS), \
-            patched(ProceduralRoom, "spawnable_asset_groups", SPAWNABLE_ASSET_GROUPS), \
-            patched(ProceduralRoom, "sample_asset", sample_asset), \
-            patched(ProceduralRoom, "__init__", procedural_room_init), \
-            patched(wall_objects, "add_windows", add_windows), \
-            patched(wall_objects, "add_paintings", add_paintings), \
-            patched(wall_objects, "add_televisions", add_televisions), \
-            patched(wall_objects, "get_line_string_df_map", get_line_string_df_map), \
-            patched(databases, "get_spawnable_asset_group_info", spawnable_asset_group_info), \
-            patched(objects, "get_spawnable_asset_group_info", spawnable_asset_group_info), \
-            patched(ProceduralRoom, "sample_next_rectangle", sample_next_rectangle), \
-            patched(wall_objects, "get_assets_df", get_assets_df), \
-            patched(OrthogonalPolygon, "is_point_inside", is_point_inside):
+    swaps = [
+        (OrthogonalPolygon, "_join_neighboring_rectangles", join_neighboring_rectangles),
+        (AssetGroupGenerator, "_set_dimensions", set_dimensions),
+        (databases, "_get_asset_groups", lambda: read_once(read_asset_groups)),
+        (databases, "_get_asset_database", lambda: read_once(read_asset_database)),
+        (OrthogonalPolygon, "get_neighboring_rectangles", get_neighboring_rectangles),
+        (OrthogonalPolygon, "get_all_rectangles", get_all_rectangles),
+        (AssetGroupGenerator, "__attrs_post_init__", asset_group_post_init),
+        (ProceduralRoom, "spawnable_assets", SPAWNABLE_ASSETS),
+        (ProceduralRoom, "spawnable_asset_groups", SPAWNABLE_ASSET_GROUPS),
+        (ProceduralRoom, "sample_asset", sample_asset),
+        (ProceduralRoom, "__init__", procedural_room_init),
+        (wall_objects, "add_windows", add_windows),
+        (wall_objects, "add_paintings", add_paintings),
+        (wall_objects, "add_televisions", add_televisions),
+        (wall_objects, "get_line_string_df_map", get_line_string_df_map),
+        (databases, "get_spawnable_asset_group_info", spawnable_asset_group_info),
+        (objects, "get_spawnable_asset_group_info", spawnable_asset_group_info),
+        (ProceduralRoom, "sample_next_rectangle", sample_next_rectangle),
+        (wall_objects, "get_assets_df", get_assets_df),
+        (OrthogonalPolygon, "is_point_inside", is_point_inside),
+        (ProceduralRoom, "sample_anchor_location", sample_anchor_location),
+        (Asset, "asset_dict", property(asset_dict)),
+        (AssetGroup, "assets_dict", property(assets_dict)),
+    ]
+    with contextlib.ExitStack() as stack:
+        for owner, name, value in swaps:
+            stack.enter_context(patched(owner, name, value))
         yield

@@ -15,9 +15,12 @@ from procthor.constants import (
     PADDING_AGAINST_WALL,
     PRIORITY_ASSET_TYPES,
 )
-from procthor.databases import placement_annotations
+import procthor.generation.objects as procthor_objects
+from procthor.databases import asset_id_database, placement_annotations
 from procthor.generation.asset_groups import AssetGroupGenerator
-from procthor.generation.objects import ChosenAsset, ChosenAssetGroup, OrthogonalPolygon, ProceduralRoom
+from procthor.generation.objects import (Asset, AssetGroup, ChosenAsset, ChosenAssetGroup, OrthogonalPolygon,
+                                         ProceduralRoom)
+from procthor.utils.types import Object, Vector3
 
 from pipeline.scene.procthor.fast_procthor.asset_groups import house_asset_groups
 from pipeline.scene.procthor.fast_procthor.rows import KeptRows, KeptRowsAttribute, sample_position
@@ -60,10 +63,55 @@ def procedural_room_init(self: ProceduralRoom, polygon, room_type, room_id, spli
 
 
 @lru_cache(maxsize=None)
+def _annotation(asset_type: str, column: str) -> bool:
+    """`placement_annotations.loc[asset_type][column]` (`multiplePerRoom`, `isKinematic`), which stock only
+    takes the truth of, read once per type: the annotations are loaded once at import and never changed."""
+    return bool(placement_annotations.loc[asset_type][column])
+
+
 def _multiple_per_room(asset_type: str) -> bool:
-    """`placement_annotations.loc[asset_type]["multiplePerRoom"]`, which stock only tests for truth, read once
-    per type: the annotations are loaded once at import and never changed."""
-    return bool(placement_annotations.loc[asset_type]["multiplePerRoom"])
+    return _annotation(asset_type, "multiplePerRoom")
+
+
+def asset_dict(self: Asset) -> Object:
+    """`Asset.asset_dict`, stock's but for `isKinematic` read once per type (`_annotation`)."""
+    return Object(
+        id=f"{self.room_id}|{self.object_n}",
+        position=self.position,
+        rotation=Vector3(x=0, y=self.rotation, z=0),
+        assetId=self.asset_id,
+        kinematic=_annotation(asset_id_database[self.asset_id]["objectType"], "isKinematic"),
+        **self.states,
+    )
+
+
+def assets_dict(self: AssetGroup) -> list[Object]:
+    """`AssetGroup.assets_dict`, stock's line by line but for `isKinematic` read once per type (`_annotation`)."""
+    asset_group_metadata = procthor_objects.asset_groups[self.asset_group_name]["assetMetadata"]
+    parent_children_pairs = []
+    for child_id, metadata in asset_group_metadata.items():
+        if "parentInstanceId" in metadata and metadata["position"]["verticalAlignment"] == "above":
+            parent_id = str(metadata["parentInstanceId"])
+            parent_children_pairs.append((parent_id, child_id))
+    objects = {
+        obj["instanceId"]: Object(
+            id=f"{self.room_id}|{self.object_n}|{i}",
+            position=obj["position"],
+            rotation=Vector3(x=0, y=obj["rotation"], z=0),
+            assetId=obj["assetId"],
+            kinematic=_annotation(asset_id_database[obj["assetId"]]["objectType"], "isKinematic"),
+        )
+        for i, obj in enumerate(self.objects)
+    }
+    child_instance_ids = set()
+    for parent_id, child_id in parent_children_pairs:
+        if "children" not in objects[parent_id]:
+            objects[parent_id]["children"] = []
+        objects[parent_id]["children"].append(objects[child_id])
+        child_instance_ids.add(child_id)
+    for child_id in child_instance_ids:
+        del objects[child_id]
+    return list(objects.values())
 
 
 def _not_multiple_per_room(room: ProceduralRoom, asset_type: str) -> None:

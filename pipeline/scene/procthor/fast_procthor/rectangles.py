@@ -132,6 +132,52 @@ def is_point_inside(self: OrthogonalPolygon, point: tuple[float, float]) -> bool
     return bool(shapely.contains_xy(self.polygon, point[0], point[1]))
 
 
+EPSILON = 1e-3  # stock's step off a corner, in sample_anchor_location
+CORNER_STEPS = ((EPSILON, EPSILON), (-EPSILON, EPSILON), (-EPSILON, -EPSILON), (EPSILON, -EPSILON))  # q1..q4
+
+
+def sample_anchor_location(self: ProceduralRoom, rectangle: Rect) -> tuple:
+    """`ProceduralRoom.sample_anchor_location`, stock line by line but for its geometric questions asked at once.
+
+    Stock asks, corner by corner in its shuffled order, whether four points a step off the corner
+    are inside the room (`is_point_inside`: GEOS's point-in-area test, here one `contains_xy` over
+    the sixteen points, each answered as alone), then, edge by edge in its shuffled order, whether
+    the room's outline contains the edge's line string (one `shapely.contains` over the four; a
+    `random.shuffle` of four items draws the same whatever they are). Its draws are made in its
+    order and only where it makes them; an edge's xs and zs are its line string's coordinates,
+    floats, as `coords` gives them.
+    """
+    x0, z0, x1, z1 = rectangle
+    rect_corners = [(x0, z0, 2), (x0, z1, 8), (x1, z1, 6), (x1, z0, 0)]
+    random.shuffle(rect_corners)
+    points = [(x + dx, z + dz) for x, z, _ in rect_corners for dx, dz in CORNER_STEPS]
+    inside = shapely.contains_xy(self.room_polygon.polygon, *zip(*points)).tolist()
+    corners = []
+    for k, (x, z, anchor_delta) in enumerate(rect_corners):
+        q1, q2, q3, q4 = inside[4 * k:4 * k + 4]
+        if (q1 and q3 and not q2 and not q4) or (q2 and q4 and not q1 and not q3):
+            corners.append((x, z, anchor_delta, "inCorner"))
+        elif (
+            (q1 and not q2 and not q3 and not q4)
+            or (q2 and not q1 and not q3 and not q4)
+            or (q3 and not q1 and not q2 and not q4)
+            or (q4 and not q1 and not q2 and not q3)
+        ):
+            corners.append((x, z, anchor_delta, "inCorner"))
+    if corners:
+        return random.choice(corners)
+    rect_edge_lines = [(((x0, z0), (x1, z0)), 1), (((x0, z0), (x0, z1)), 5), (((x1, z0), (x1, z1)), 3),
+                       (((x0, z1), (x1, z1)), 7)]
+    random.shuffle(rect_edge_lines)
+    lines = shapely.linestrings([ends for ends, _ in rect_edge_lines])
+    on_outline = shapely.contains(shapely.LineString(self.room_polygon.polygon.exterior.coords), lines).tolist()
+    edges = [([float(x) for x, _ in ends], [float(z) for _, z in ends], anchor_delta, "onEdge")
+             for ((ends, anchor_delta), contained) in zip(rect_edge_lines, on_outline) if contained]
+    if edges and random.random() < procthor_objects.P_CHOOSE_EDGE:
+        return random.choice(edges)
+    return (None, None, 4, "inMiddle")
+
+
 def get_neighboring_rectangles(self: OrthogonalPolygon) -> set[Rect]:
     """`OrthogonalPolygon.get_neighboring_rectangles` with one `shapely.contains_xy` over all cell midpoints.
 
