@@ -72,12 +72,13 @@ def scene_path(out: str | os.PathLike, seed: int, index: int) -> Path:
 
 def canonical(value: Any, ndigits: int = FLOAT_DIGITS) -> Any:
     """Plain JSON values with floats rounded to `ndigits` (numpy scalars and tuples included)."""
-    kind = type(value)  # the plain types of a house first, as the general checks below take them (a third of the time)
-    if kind is float:
-        if not math.isfinite(value):
-            raise RoomspaceError(f"cannot write a non-finite number ({value}) to a scene file")
-        return round(value, ndigits) + 0.0
-    if kind is str:
+    kind = type(value)  # the types a house is made of first, as the general checks below take them (a third of the time)
+    if kind is float or kind is np.float64:
+        number = float(value)
+        if not math.isfinite(number):
+            raise RoomspaceError(f"cannot write a non-finite number ({number}) to a scene file")
+        return round(number, ndigits) + 0.0
+    if kind is str or kind is bool or kind is int or value is None:
         return value
     if kind is dict:
         return {str(k): canonical(v, ndigits) for k, v in value.items()}

@@ -174,16 +174,38 @@ def test_points_inside_as_stock_finds_them():
         assert all(type(answer) is bool for answer in answers) and any(answers) and not all(answers)
 
 
-def test_multiple_per_room_read_once_as_stock_tests_it():
+def test_annotations_read_once_as_stock_tests_them():
     from procthor.databases import placement_annotations
 
-    from pipeline.scene.procthor.fast_procthor.floor_assets import _multiple_per_room
+    from pipeline.scene.procthor.fast_procthor.floor_assets import _can_spawn_standalone, _multiple_per_room
 
     types = placement_annotations.index.tolist()
     assert len(types) > 50
     assert [_multiple_per_room(t) for t in types] == [
         bool(placement_annotations.loc[t]["multiplePerRoom"]) for t in types]
     assert {_multiple_per_room(t) for t in types} == {True, False}
+    for room_type in ("Kitchen", "LivingRoom", "Bedroom", "Bathroom"):
+        stock = [bool(placement_annotations[placement_annotations.index == t][f"in{room_type}s"].iloc[0] > 0)
+                 for t in types]
+        assert [_can_spawn_standalone(room_type, t) for t in types] == stock and len(set(stock)) == 2
+
+
+def test_cells_inside_are_found_once_per_polygon_and_again_once_it_changes():
+    """An unchanged polygon asked again: the same cells in the same order in a new set, the same area, no new
+    GEOS question; a polygon cut since: its own cells, as stock finds them."""
+    polygon = free_space(4, 3)
+    first, first_area = rectangles.get_neighboring_rectangles(polygon), polygon.area
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rectangles.shapely, "contains_xy", None)  # asking GEOS again would fail
+        again = rectangles.get_neighboring_rectangles(polygon)
+        assert again is not first and repr(list(again)) == repr(list(first)) and polygon.area == first_area
+    with pytest.raises(ValueError):
+        rectangles._neighboring(polygon)[2][0, 0] = True  # read only: kept for the next question
+    with installed():
+        polygon.subtract(box(1, 1, 2.5, 2.5))
+        cut, cut_area = list(polygon.get_neighboring_rectangles()), polygon.area
+    stock = OrthogonalPolygon(polygon.polygon)
+    assert repr(cut) == repr(list(stock.get_neighboring_rectangles())) and cut_area == stock.area != first_area
 
 
 def test_no_cell_inside_means_no_rectangle():

@@ -54,22 +54,20 @@ class GroupBounds:
                        (0 - box["x"] / 2, 0 - box["z"] / 2), (0 + box["x"] / 2, 0 - box["z"] / 2)]
             placing = None if entry["parentId"] is None else (
                 entry["parentId"], position["relativeAnchorToParent"], position["xAlignment"], position["zAlignment"])
-            self.objects.append((instance_id, metadata["randomness"]["dtheta"], metadata["rotation"], corners,
-                                 position["x"], position["z"], placing))
+            dtheta = metadata["randomness"]["dtheta"]
+            # with no play in its turn an object's angle is its rotation whatever its draw: its box is turned once
+            fixed = _turned(corners, _angle(0.0, dtheta, metadata["rotation"])) if dtheta == 0 else None
+            self.objects.append((instance_id, dtheta, metadata["rotation"], corners, fixed, position["x"],
+                                 position["z"], placing))
 
     def sample(self) -> tuple[np.float64, np.float64]:
         """The group's (x length, z length), stock's draws made."""
         placed: dict[str, tuple[float, float, float, float, float, float]] = {}
         bounds_x_min, bounds_x_max = float("inf"), float("-inf")
         bounds_z_min, bounds_z_max = float("inf"), float("-inf")
-        for instance_id, dtheta, rotation, corners, x, z, placing in self.objects:
-            theta_offset = random.random() * dtheta * 2 - dtheta
-            theta = rotation + theta_offset
-            theta_rad = theta * np.pi / 180.0
-            cos, sin = float(np.cos(theta_rad)), float(np.sin(theta_rad))
-            turned_x = [0 + (cx - 0) * cos + (cz - 0) * sin for cx, cz in corners]
-            turned_z = [0 - (cx - 0) * sin + (cz - 0) * cos for cx, cz in corners]
-            x_min, x_max, z_min, z_max = min(turned_x), max(turned_x), min(turned_z), max(turned_z)
+        for instance_id, dtheta, rotation, corners, fixed, x, z, placing in self.objects:
+            draw = random.random()
+            x_min, x_max, z_min, z_max = fixed or _turned(corners, _angle(draw, dtheta, rotation))
             if placing is None:
                 x_center, z_center = x, z
             else:
@@ -105,6 +103,21 @@ class GroupBounds:
             bounds_z_max = z_max if z_max > bounds_z_max else bounds_z_max
             placed[instance_id] = (x_center, z_center, x_min, x_max, z_min, z_max)
         return np.float64(bounds_x_max - bounds_x_min), np.float64(bounds_z_max - bounds_z_min)
+
+
+def _angle(draw: float, dtheta: float, rotation: float) -> float:
+    """Stock's angle of an object from its draw: its rotation turned by up to `dtheta` either way."""
+    theta_offset = draw * dtheta * 2 - dtheta
+    return rotation + theta_offset
+
+
+def _turned(corners: list[tuple[float, float]], theta: float) -> tuple[float, float, float, float]:
+    """Stock's `rotate_bounding_box(theta, ...)` about the origin of a box's corners: (x min, x max, z min, z max)."""
+    theta_rad = theta * np.pi / 180.0
+    cos, sin = float(np.cos(theta_rad)), float(np.sin(theta_rad))
+    turned_x = [0 + (cx - 0) * cos + (cz - 0) * sin for cx, cz in corners]
+    turned_z = [0 - (cx - 0) * sin + (cz - 0) * cos for cx, cz in corners]
+    return min(turned_x), max(turned_x), min(turned_z), max(turned_z)
 
 
 class GroupDimensions:

@@ -69,6 +69,14 @@ def _annotation(asset_type: str, column: str) -> bool:
     return bool(placement_annotations.loc[asset_type][column])
 
 
+@lru_cache(maxsize=None)
+def _can_spawn_standalone(room_type: str, asset_type: str) -> bool:
+    """Stock's `placement_annotations[placement_annotations.index == asset_type][f"in{room_type}s"].iloc[0] > 0`
+    (the type's first row), which it takes the truth of, read once per room type and type."""
+    in_room = placement_annotations[f"in{room_type}s"].to_numpy()
+    return bool(in_room[placement_annotations.index == asset_type][0] > 0)
+
+
 def _multiple_per_room(asset_type: str) -> bool:
     return _annotation(asset_type, "multiplePerRoom")
 
@@ -224,10 +232,9 @@ def sample_asset(self: ProceduralRoom, rectangle, anchor_type, anchor_delta, all
     asset_types = assets.column("assetType")
 
     if self.priority_asset_types:
-        in_room = placement_annotations[f"in{self.room_type}s"].to_numpy()
         for asset_type in self.priority_asset_types:
             asset_groups_with_type = asset_group_candidates[groups.column(f"has{asset_type}")[asset_group_candidates]]
-            can_spawn_standalone = in_room[placement_annotations.index == asset_type][0] > 0
+            can_spawn_standalone = _can_spawn_standalone(self.room_type, asset_type)
             assets_with_type = None
             if can_spawn_standalone:
                 assets_with_type = asset_candidates[asset_types[asset_candidates] == asset_type]

@@ -4,6 +4,7 @@ package docstring, which say why each replacement is exact)."""
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 
 import numpy as np
 import procthor.generation.objects as procthor_objects
@@ -87,20 +88,47 @@ def join_neighboring_rectangles(self: OrthogonalPolygon, rects: set[Rect]) -> se
 
 def _neighboring(self: OrthogonalPolygon) -> tuple[set[Rect], tuple[Rect, ...], np.ndarray]:
     """The stock neighbouring-rectangles set, its cells in insertion order, and which cells of the
-    grid are inside (a boolean array, x-intervals by z-intervals); sets `self.area`."""
+    grid are inside (a boolean array, x-intervals by z-intervals, read only); sets `self.area`.
+
+    The cells inside are found once per polygon: stock asks again of an unchanged one (a room's
+    open polygon on each pick of a rectangle and each `get_all_rectangles`). A polygon is its
+    shapely geometry, immutable (`subtract` makes a new one, and the grid from it); the set is
+    made afresh each time, as stock makes it.
+    """
+    found = self.__dict__.get("_cells_inside")
+    if found is None or found[0] is not self.polygon:
+        found = self._cells_inside = (self.polygon, *_cells_inside(self))
+    _, added, inside, area = found
+    out: set[Rect] = set()
+    for cell in added:
+        out.add(cell)
+    self.area = area
+    return out, added, inside
+
+
+def _cells_inside(self: OrthogonalPolygon) -> tuple[tuple[Rect, ...], np.ndarray, float]:
+    """The grid's cells inside the polygon, in stock's order, as a boolean array, and their area summed in that order."""
     xs, zs = self.unique_xs, self.unique_zs
     cells = [(x0, z0, x1, z1) for x0, x1 in zip(xs, xs[1:]) for z0, z1 in zip(zs, zs[1:])]
-    out: set[Rect] = set()
-    self.area = 0
+    area = 0
     if not cells:
-        return out, (), np.zeros((0, 0), dtype=bool)
+        return (), np.zeros((0, 0), dtype=bool), area
     mids = np.array([((x0 + x1) / 2, (z0 + z1) / 2) for x0, z0, x1, z1 in cells])
     inside = shapely.contains_xy(self.polygon, mids[:, 0], mids[:, 1])
     added = tuple(cell for cell, cell_inside in zip(cells, inside.tolist()) if cell_inside)
     for x0, z0, x1, z1 in added:
-        out.add((x0, z0, x1, z1))
-        self.area += (x1 - x0) * (z1 - z0)
-    return out, added, inside.reshape(len(xs) - 1, len(zs) - 1)
+        area += (x1 - x0) * (z1 - z0)
+    inside = inside.reshape(len(xs) - 1, len(zs) - 1)
+    inside.flags.writeable = False
+    return added, inside, area
+
+
+@lru_cache(maxsize=None)
+def _intervals(lines: int) -> tuple[np.ndarray, np.ndarray]:
+    """`np.triu_indices(lines, 1)`: every (first, last) pair of `lines` grid lines, first < last (read only)."""
+    first, last = np.triu_indices(lines, 1)
+    first.flags.writeable = last.flags.writeable = False
+    return first, last
 
 
 def _full_columns(inside: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -108,7 +136,7 @@ def _full_columns(inside: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     (columns by z-intervals, z0, z1)."""
     columns, rows = inside.shape
     prefix = np.concatenate([np.zeros((columns, 1), dtype=np.int64), np.cumsum(inside, axis=1)], axis=1)
-    z0, z1 = np.triu_indices(rows + 1, 1)
+    z0, z1 = _intervals(rows + 1)
     return (prefix[:, z1] - prefix[:, z0]) == (z1 - z0), z0, z1
 
 
@@ -291,7 +319,7 @@ class UnmadeRectangles:
         if self._areas is None:
             full, z0, z1 = _full_columns(self.inside)
             prefix = np.concatenate([np.zeros((1, full.shape[1]), dtype=np.int64), np.cumsum(full, axis=0)])
-            x0, x1 = np.triu_indices(self.inside.shape[0] + 1, 1)
+            x0, x1 = _intervals(self.inside.shape[0] + 1)
             whole = (prefix[x1] - prefix[x0]) == (x1 - x0)[:, None]  # x-intervals by z-intervals
             xs, zs = np.array(self.xs), np.array(self.zs)
             self._areas = (np.where(whole, (xs[x1] - xs[x0])[:, None] * (zs[z1] - zs[z0])[None, :], 0.0),
