@@ -263,7 +263,6 @@ class Framings:
             frame_angle=facing_between(story_pose.facing if story_pose else "N", facing),
         )
 
-
     def _path(self, facts: tuple[Fact, ...], query: tuple[str, str], facing: str
               ) -> tuple[tuple[PathStep, ...], tuple[PathStep, ...], str]:
         """A question's reasoning path on the plan, that path in the question's frame, and in words: found

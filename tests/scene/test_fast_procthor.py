@@ -458,6 +458,21 @@ def test_wall_asset_frames_are_stocks_made_once_and_copied(split):
     assert wall_objects.get_assets_df is STOCK_GET_ASSETS_DF
 
 
+@pytest.mark.parametrize("split", ["train", "val"])
+def test_drawn_rows_read_as_the_frames_sample_returns(split):
+    """Every row of the wall assets' frames, every column: `row[column].iloc[0]` as the one-row frame gives it."""
+    from pipeline.scene.procthor.fast_procthor.walls import _asset_rows, _wall_televisions
+
+    frames = [_asset_rows(split, "Painting"), _asset_rows(split, "Window"), KeptRows(*_wall_televisions(split))]
+    assert sum(len(rows.frame) for rows in frames) >= 7
+    for rows in frames:
+        for position in range(len(rows.frame)):
+            sampled = rows.frame.iloc[[position]]
+            for column in rows.frame.columns:
+                value, expected = rows.drawn(position)[column].iloc[0], sampled[column].iloc[0]
+                assert (type(value), repr(value)) == (type(expected), repr(expected))
+
+
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_kept_rows_are_the_rows_successive_filters_keep():
     _, assets = ProceduralRoom.get_floor_assets(room_type="Kitchen", split="train")

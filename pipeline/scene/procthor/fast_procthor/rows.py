@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 from pandas.core.dtypes.cast import maybe_box_native
@@ -54,13 +56,26 @@ class KeptRows:
         return dict(self._reads[key])
 
 
-    def row_frame(self, position: int) -> pd.DataFrame:
-        """Row `position` as the one-row frame `.sample()` returns when it draws it (`take` of that row),
-        made once per row with the frame's reads: its readers only read it."""
-        key = ("row_frame", position)
-        if key not in self._reads:
-            self._reads[key] = self.frame.iloc[[position]]
-        return self._reads[key]
+    def drawn(self, position: int) -> DrawnRow:
+        """Row `position` as stock reads the one-row frame `.sample()` returns when it draws it."""
+        return DrawnRow(self, position)
+
+
+class DrawnRow:
+    """A row drawn by `.sample()`, read as stock reads the one-row frame it returns: `row[column].iloc[0]`.
+
+    That is the column's value at the row as the column's numpy array holds it (a numpy scalar of a
+    numeric column, a str), which is what `iloc[0]` of the frame's column gives; `row[column]` is a
+    sequence of that one value under `iloc`, the only way stock reads these frames (the wall
+    objects, `get_wall_placement_info`). Making the frame and its column costs more than placing
+    the object.
+    """
+
+    def __init__(self, rows: KeptRows, position: int) -> None:
+        self._rows, self._position = rows, position
+
+    def __getitem__(self, column: str) -> SimpleNamespace:
+        return SimpleNamespace(iloc=(self._rows.column(column)[self._position],))
 
 
 class KeptRowsAttribute:

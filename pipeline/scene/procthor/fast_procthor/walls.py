@@ -15,7 +15,7 @@ from procthor.generation.objects import AssetGroup
 from procthor.utils.types import BoundingBox, Object, Vector3, Window
 from shapely.geometry import MultiLineString
 
-from pipeline.scene.procthor.fast_procthor.rows import KeptRows, sample_position
+from pipeline.scene.procthor.fast_procthor.rows import DrawnRow, KeptRows, sample_position
 
 STOCK_GET_ASSETS_DF = wall_objects.get_assets_df
 
@@ -79,9 +79,9 @@ def _line_record(line_string, wall_id: str) -> dict:
             "z2": max(z1, z2), "lineString": line_string, "wallId": wall_id}
 
 
-def _hang_on_wall(partial_house, object_id: str, room_line: dict, asset: pd.DataFrame, wall_map: dict,
+def _hang_on_wall(partial_house, object_id: str, room_line: dict, asset: DrawnRow, wall_map: dict,
                   wall_object_heights: list, ceiling_height: float):
-    """Stock's steps, the same for a television and a painting, that hang `asset` (a one-row frame) on
+    """Stock's steps, the same for a television and a painting, that hang `asset` (a DrawnRow) on
     `room_line`: where it starts along the line (a draw), its placement, its height (a draw), the
     object appended to the house. Returns what is left of the line's line string beside it."""
     start_position = random.random() * (room_line["length"] - asset["xSize"].iloc[0])
@@ -114,7 +114,7 @@ def add_televisions(partial_house, rooms, boundary_groups, split, room_type_map,
     """`wall_objects.add_televisions`, stock line by line but for a room's wall lines held as a list of
     records (see `add_paintings`; the one placed is removed from the room's whole list, as stock
     drops its label from the room's frame) and the televisions as KeptRows of the frame made
-    once, drawn by `sample_position` and read as the one-row frame `.sample()` returns."""
+    once, drawn by `sample_position` and read as stock reads the one-row frame `.sample()` returns (a DrawnRow)."""
     rooms_lines_df_map, wall_object_heights_per_room = wall_objects.setup_wall_placement(
         boundary_groups=boundary_groups, room_type_map=room_type_map, partial_house=partial_house,
         wall_map=wall_map, rooms=rooms,
@@ -145,7 +145,7 @@ def add_televisions(partial_house, rooms, boundary_groups, split, room_type_map,
         if not room_lines:
             break
         room_line = random.choices(population=room_lines, weights=[line["length"] for line in room_lines], k=1)[0]
-        asset = televisions.row_frame(sample_position(np.flatnonzero(sizes < room_line["length"])))
+        asset = televisions.drawn(sample_position(np.flatnonzero(sizes < room_line["length"])))
         line_string = _hang_on_wall(partial_house, f"{room_id}|{len(rooms[room_id].assets)}", room_line, asset,
                                     wall_map, wall_object_heights_per_room[room_id], ceiling_height)
         if isinstance(line_string, MultiLineString):
@@ -170,7 +170,7 @@ def add_paintings(partial_house, rooms, split, wall_map, ceiling_height, tvs_per
     order (`concat(ignore_index=True)` renumbers labels, which serve only as the population of a
     `random.choices` whose draw depends on the weights alone). A record holds Python floats where
     `.loc` gives numpy ones: the same numbers, in the same float64 arithmetic. A painting is drawn
-    by `sample_position` and read as the one-row frame `.sample()` returns; dropping it narrows
+    by `sample_position` and read as stock reads the one-row frame `.sample()` returns (a DrawnRow); dropping it narrows
     the mask.
     """
     paintings = _asset_rows(split, "Painting")
@@ -188,7 +188,7 @@ def add_paintings(partial_house, rooms, split, wall_map, ceiling_height, tvs_per
             )[0]
             room_line = room_lines[room_line_i]
             position = sample_position(np.flatnonzero(paintings.keep & (sizes < room_line["length"])))
-            painting = paintings.row_frame(position)
+            painting = paintings.drawn(position)
             painting_id = f"{room_id}|{len(rooms[room_id].assets) + painting_i + tvs_per_room[room_id]}"
             line_string = _hang_on_wall(partial_house, painting_id, room_line, painting, wall_map,
                                         wall_object_heights_per_room[room_id], ceiling_height)
@@ -209,7 +209,7 @@ def add_paintings(partial_house, rooms, split, wall_map, ceiling_height, tvs_per
 def add_windows(partial_house, rooms, boundary_groups, split, room_type_map, wall_map, ceiling_height) -> None:
     """`wall_objects.add_windows`, stock line by line but for a room's wall lines held as a list of
     records (filtered as stock filters its frame, keeping the order; see `add_paintings`) and
-    windows drawn by `sample_position`, each read as the one-row frame `.sample()` returns."""
+    windows drawn by `sample_position`, each read as stock reads the one-row frame `.sample()` returns (a DrawnRow)."""
     window_boundary_strings = wall_objects.get_boundary_strings(
         boundary_groups=boundary_groups,
         from_room_types=wall_objects.ROOM_TYPES_WITH_WINDOWS,
@@ -238,7 +238,7 @@ def add_windows(partial_house, rooms, boundary_groups, split, room_type_map, wal
             if not room_lines:
                 break
             room_line = random.choices(population=room_lines, weights=[line["length"] for line in room_lines], k=1)[0]
-            window = windows.row_frame(sample_position(np.flatnonzero(sizes < room_line["length"])))
+            window = windows.drawn(sample_position(np.flatnonzero(sizes < room_line["length"])))
             start_position = random.random() * (room_line["length"] - window["xSize"].iloc[0])
             wall_poly = wall_map[room_line["wallId"]]["polygon"]
             if abs(wall_poly[0]["x"] - wall_poly[1]["x"]) < 1e-3:
