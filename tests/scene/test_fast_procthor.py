@@ -190,6 +190,24 @@ def test_annotations_read_once_as_stock_tests_them():
         assert [_can_spawn_standalone(room_type, t) for t in types] == stock and len(set(stock)) == 2
 
 
+def test_means_are_the_statistics_means():
+    """Floats of every magnitude and sign, exact zeros, sums that round, tiny and huge values, other counts and
+    types: the same numbers, of the same types, as statistics.mean gives."""
+    import statistics
+
+    from pipeline.scene.procthor.fast_procthor.floor_assets import mean
+
+    rng = Random(3)
+    cases = [[rng.uniform(-10, 10) for _ in range(count)] for count in (1, 2, 4, 8) for _ in range(2000)]
+    cases += [[rng.choice([0.1, 0.2, 0.3, 1e16, -1e16, 1.0, 5e-324]) for _ in range(4)] for _ in range(2000)]
+    cases += [[-0.0] * 4, [0.0, -0.0, 1.5, -1.5], [1e308, 1e308, -1e308, 1e308], [1e308] * 4, [5e-324] * 4,
+              [2.2e-308, 1e-320, 0.0, 0.0], [1.0, 2.0, 3.0], [1, 2, 3, 4], [1, 2.5, 3, 4], [float("nan")] * 4,
+              [float("inf"), 1.0, 2.0, 3.0], [np.float64(0.1)] * 4]
+    for values in cases:
+        expected = statistics.mean(values)
+        assert repr(mean(iter(values))) == repr(expected) and type(mean(values)) is type(expected), values
+
+
 def test_cells_inside_are_found_once_per_polygon_and_again_once_it_changes():
     """An unchanged polygon asked again: the same cells in the same order in a new set, the same area, no new
     GEOS question; a polygon cut since: its own cells, as stock finds them."""

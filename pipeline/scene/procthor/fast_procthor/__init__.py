@@ -66,7 +66,8 @@ ones). Each item names the module of this package that holds it.
    four line strings made one by one for every object placed: the same predicates asked at once.
 9. `Asset.asset_dict` and `AssetGroup.assets_dict` (`floor_assets`), which look an object's type up
    in the placement annotations (a pandas row) for every object written to the house: read once
-   per type.
+   per type; and `statistics.mean` of a placed object's corners (exact sums of fractions) as
+   `math.fsum` gives the same number (`floor_assets.mean`, which says when).
 """
 from __future__ import annotations
 
@@ -83,7 +84,7 @@ from procthor.generation.objects import Asset, AssetGroup, OrthogonalPolygon, Pr
 from pipeline.scene.procthor.fast_procthor.asset_groups import (asset_group_post_init, read_once, set_dimensions,
                                                               spawnable_asset_group_info)
 from pipeline.scene.procthor.fast_procthor.floor_assets import (SPAWNABLE_ASSET_GROUPS, SPAWNABLE_ASSETS, asset_dict,
-                                                                assets_dict, procedural_room_init, sample_asset)
+                                                                assets_dict, mean, procedural_room_init, sample_asset)
 from pipeline.scene.procthor.fast_procthor.rectangles import (get_all_rectangles, get_neighboring_rectangles,
                                                      is_point_inside, join_neighboring_rectangles,
                                                      sample_anchor_location, sample_next_rectangle)
@@ -120,6 +121,7 @@ def installed() -> Iterator[None]:
         (ProceduralRoom, "sample_anchor_location", sample_anchor_location),
         (Asset, "asset_dict", property(asset_dict)),
         (AssetGroup, "assets_dict", property(assets_dict)),
+        (objects, "mean", mean),
     ]
     with contextlib.ExitStack() as stack:
         for owner, name, value in swaps:

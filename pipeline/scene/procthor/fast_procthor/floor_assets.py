@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import copy
+import math
 import random
+import statistics
+import sys
 from functools import lru_cache
 
 import numpy as np
@@ -25,8 +28,30 @@ from procthor.utils.types import Object, Vector3
 from pipeline.scene.procthor.fast_procthor.asset_groups import house_asset_groups
 from pipeline.scene.procthor.fast_procthor.rows import KeptRows, KeptRowsAttribute, sample_position
 
+SMALLEST_EXACT_SUM = 8 * sys.float_info.min  # a sum of at least this, divided by 8 or less, is not subnormal
 SPAWNABLE_ASSETS = KeptRowsAttribute("spawnable_assets")
 SPAWNABLE_ASSET_GROUPS = KeptRowsAttribute("spawnable_asset_groups")
+
+
+def mean(data) -> float:
+    """`statistics.mean`, which ProcTHOR takes of the four corners of every object it places, by `math.fsum`
+    where that is the same number.
+
+    statistics.mean sums exactly (as fractions) and rounds the quotient once. For floats only,
+    `fsum` is that exact sum rounded once, and dividing it by a count of 1, 2, 4 or 8 is exact
+    (a power of two, the sum far from the smallest floats), so the quotient is the same float.
+    Anything else (a zero sum too, +0.0 from the fraction whatever its signs) is left to
+    statistics.mean.
+    """
+    values = list(data)
+    if len(values) in (1, 2, 4, 8) and all(type(value) is float for value in values):
+        try:
+            total = math.fsum(values)
+        except OverflowError:  # a partial sum beyond the floats, where fractions have no bound
+            return statistics.mean(values)
+        if SMALLEST_EXACT_SUM <= abs(total) < math.inf:
+            return total / len(values)
+    return statistics.mean(values)
 
 
 @lru_cache(maxsize=None)
