@@ -53,9 +53,10 @@ ones). Each item names the module of this package that holds it.
    from and append to a room's frame of free wall lines, and filter and drop from the frame of
    windows, televisions or paintings, for every one placed: lists of the lines' records (from
    `get_line_string_df_map`, which keeps the records stock makes its frames of), and the assets
-   as rows of a frame made once, drawn from as in 5; and `wall_objects.get_assets_df`, a frame
-   of the asset database's televisions, paintings or windows built for every house, made once
-   per split and type and copied.
+   as rows of a frame made once, drawn from as in 5; `subtract_wall_assets`, which takes each
+   asset's polygon from a room's walls one `difference` at a time: all of them at once; and
+   `wall_objects.get_assets_df`, a frame of the asset database's televisions, paintings or
+   windows built for every house, made once per split and type and copied.
 7. `get_spawnable_asset_group_info` (`asset_groups`; both its names are swapped), which builds the
    table of asset groups, a DataFrame of a dozen columns and one per asset type, from a list of
    dicts for every house: stock's table made once per split, and the four columns that change
@@ -89,7 +90,7 @@ from pipeline.scene.procthor.fast_procthor.rectangles import (get_all_rectangles
                                                      is_point_inside, join_neighboring_rectangles,
                                                      sample_anchor_location, sample_next_rectangle)
 from pipeline.scene.procthor.fast_procthor.walls import (add_paintings, add_televisions, add_windows, get_assets_df,
-                                                         get_line_string_df_map)
+                                                         get_line_string_df_map, subtract_wall_assets)
 from pipeline.scene.procthor.patching import patched
 
 
@@ -113,6 +114,7 @@ def installed() -> Iterator[None]:
         (wall_objects, "add_paintings", add_paintings),
         (wall_objects, "add_televisions", add_televisions),
         (wall_objects, "get_line_string_df_map", get_line_string_df_map),
+        (wall_objects, "subtract_wall_assets", subtract_wall_assets),
         (databases, "get_spawnable_asset_group_info", spawnable_asset_group_info),
         (objects, "get_spawnable_asset_group_info", spawnable_asset_group_info),
         (ProceduralRoom, "sample_next_rectangle", sample_next_rectangle),

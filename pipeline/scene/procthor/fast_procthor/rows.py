@@ -43,18 +43,20 @@ class KeptRows:
 
     def record(self, position: int, with_index: bool = False) -> dict:
         """Row `position` as `to_dict(orient="records")` of its one-row frame gives it (after `reset_index()`
-        if `with_index`: the index first, under its name).
+        if `with_index`: the index first, under its name). A new dict each time.
 
-        `to_dict` yields Python scalars, numpy values boxed by `maybe_box_native`; `iloc[position]`
-        gives the row's values, boxed here the same way, in column order. A new dict each time.
+        `to_dict` yields Python scalars, numpy values boxed by `maybe_box_native`. A column's
+        `tolist()` gives the same Python scalars (and other objects as they are), boxed here the
+        same way; every row is read at once, a column at a time, when the first is asked for.
         """
-        key = ("record", position, with_index)
+        key = ("records", with_index)
         if key not in self._reads:
-            out = {self.frame.index.name: self.frame.index[position]} if with_index else {}
-            out.update(zip(self.frame.columns.tolist(), map(maybe_box_native, self.frame.iloc[position].tolist())))
-            self._reads[key] = out
-        return dict(self._reads[key])
-
+            columns = self.frame.columns.tolist()
+            values = [map(maybe_box_native, self.frame[column].tolist()) for column in columns]
+            if with_index:
+                columns, values = [self.frame.index.name, *columns], [self.frame.index.tolist(), *values]
+            self._reads[key] = [dict(zip(columns, row)) for row in zip(*values)] if columns else [{}] * len(self.frame)
+        return dict(self._reads[key][position])
 
     def drawn(self, position: int) -> DrawnRow:
         """Row `position` as stock reads the one-row frame `.sample()` returns when it draws it."""

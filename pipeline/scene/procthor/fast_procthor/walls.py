@@ -10,10 +10,11 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 import procthor.generation.wall_objects as wall_objects
+import shapely
 from procthor.databases import asset_id_database
 from procthor.generation.objects import AssetGroup
 from procthor.utils.types import BoundingBox, Object, Vector3, Window
-from shapely.geometry import MultiLineString
+from shapely.geometry import MultiLineString, Polygon
 
 from pipeline.scene.procthor.fast_procthor.rows import DrawnRow, KeptRows, sample_position
 
@@ -47,6 +48,40 @@ def _wall_televisions(split: str) -> tuple[pd.DataFrame, dict]:
     """Stock's frame of the televisions that hang on walls (`isin(VALID_WALL_TELEVISIONS)`), made once, and its reads."""
     televisions = _assets_frame(split, "Television")
     return televisions[televisions["assetId"].isin(wall_objects.VALID_WALL_TELEVISIONS)], {}
+
+
+def subtract_wall_assets(room_to_wall_to_string: dict, rooms: dict, min_height: float | None = None) -> dict:
+    """`wall_objects.subtract_wall_assets`, stock line by line but for an asset's padded polygon taken from all
+    of its room's walls by one `shapely.difference`: GEOS's difference of each wall, in the walls'
+    order, as stock's `wall -= polygon` asks it wall by wall."""
+    wall_object_heights_per_room = dict()
+    for room_id in room_to_wall_to_string.keys():
+        wall_object_heights_per_room[room_id] = []
+        for asset in rooms[room_id].assets:
+            if asset.anchor_type == "inMiddle":
+                continue
+            if min_height is not None:
+                asset_max_y = (
+                    max(asset_id_database[obj["assetId"]]["boundingBox"]["y"] / 2 + obj["position"]["y"]
+                        for obj in asset.objects)
+                    if isinstance(asset, AssetGroup)
+                    else asset_id_database[asset.asset_id]["boundingBox"]["y"] / 2 + asset.position["y"]
+                )
+                if asset_max_y < min_height:
+                    x_bounds = sorted([asset.top_down_poly[0][0], asset.top_down_poly[2][0]])
+                    z_bounds = sorted([asset.top_down_poly[0][1], asset.top_down_poly[2][1]])
+                    x_bounds[0] -= wall_objects.POLYGON_PADDING
+                    z_bounds[0] -= wall_objects.POLYGON_PADDING
+                    x_bounds[1] += wall_objects.POLYGON_PADDING
+                    z_bounds[1] += wall_objects.POLYGON_PADDING
+                    poly = Polygon([(x_bounds[0], z_bounds[0]), (x_bounds[1], z_bounds[0]),
+                                    (x_bounds[1], z_bounds[1]), (x_bounds[0], z_bounds[1])])
+                    wall_object_heights_per_room[room_id].append({"poly": poly, "height": asset_max_y})
+                    continue
+            padded_asset_poly = Polygon(wall_objects.add_padding_to_poly(poly=asset.top_down_poly_with_margin))
+            walls = room_to_wall_to_string[room_id]
+            walls.update(zip(list(walls), shapely.difference(list(walls.values()), padded_asset_poly).tolist()))
+    return wall_object_heights_per_room
 
 
 def get_line_string_df_map(room_to_wall_to_string: dict) -> dict[int, list[dict]]:
