@@ -72,7 +72,7 @@ def scene_path(out: str | os.PathLike, seed: int, index: int) -> Path:
 
 def canonical(value: Any, ndigits: int = FLOAT_DIGITS) -> Any:
     """Plain JSON values with floats rounded to `ndigits` (numpy scalars and tuples included)."""
-    kind = type(value)  # the types a house is made of first, as the general checks below take them (a third of the time)
+    kind = type(value)  # a house's own types first, as the general checks below take them (a third of the time)
     if kind is float or kind is np.float64:
         number = float(value)
         if not math.isfinite(number):

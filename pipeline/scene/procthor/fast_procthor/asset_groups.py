@@ -22,8 +22,7 @@ from pipeline.scene.procthor.fast_procthor.rows import KeptRows
 STOCK_SET_DIMENSIONS = AssetGroupGenerator._set_dimensions
 STOCK_POST_INIT = AssetGroupGenerator.__attrs_post_init__
 STOCK_SPAWNABLE_ASSET_GROUP_INFO = databases.get_spawnable_asset_group_info
-PER_HOUSE_COLUMNS = ("assetGroupGenerator", "xSize", "ySize", "zSize")
-SIZE_COLUMNS = PER_HOUSE_COLUMNS[1:]
+SIZE_COLUMNS = ("xSize", "ySize", "zSize")  # with "assetGroupGenerator", the table's columns made per house
 
 
 class GroupBounds:
@@ -241,7 +240,8 @@ class HouseAssetGroups:
         """The generator of the table's row `position`."""
         if position not in self._generators:
             name = self.names[position]
-            generator = AssetGroupGenerator(name=name, split=self.split, data=self.groups[name], controller=self.controller)
+            generator = AssetGroupGenerator(name=name, split=self.split, data=self.groups[name],
+                                            controller=self.controller)
             generator.cache["dimensions"] = self.dimensions[position]
             self._generators[position] = generator
         return self._generators[position]

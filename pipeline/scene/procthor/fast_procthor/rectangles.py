@@ -107,7 +107,7 @@ def _neighboring(self: OrthogonalPolygon) -> tuple[set[Rect], tuple[Rect, ...], 
 
 
 def _cells_inside(self: OrthogonalPolygon) -> tuple[tuple[Rect, ...], np.ndarray, float]:
-    """The grid's cells inside the polygon, in stock's order, as a boolean array, and their area summed in that order."""
+    """The grid's cells inside the polygon in stock's order, as a boolean array, and their area summed in that order."""
     xs, zs = self.unique_xs, self.unique_zs
     cells = [(x0, z0, x1, z1) for x0, x1 in zip(xs, xs[1:]) for z0, z1 in zip(zs, zs[1:])]
     area = 0

@@ -45,7 +45,7 @@ def _asset_rows(split: str, asset_type: str) -> KeptRows:
 
 @lru_cache(maxsize=None)
 def _wall_televisions(split: str) -> tuple[pd.DataFrame, dict]:
-    """Stock's frame of the televisions that hang on walls (`isin(VALID_WALL_TELEVISIONS)`), made once, and its reads."""
+    """Stock's frame of the televisions that hang on walls (`isin(VALID_WALL_TELEVISIONS)`), made once; its reads."""
     televisions = _assets_frame(split, "Television")
     return televisions[televisions["assetId"].isin(wall_objects.VALID_WALL_TELEVISIONS)], {}
 
