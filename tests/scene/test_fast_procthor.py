@@ -481,7 +481,7 @@ def test_drawn_rows_read_as_the_frames_sample_returns(split):
     """Every row of the wall assets' frames, every column: `row[column].iloc[0]` as the one-row frame gives it."""
     from pipeline.scene.procthor.fast_procthor.walls import _asset_rows, _wall_televisions
 
-    frames = [_asset_rows(split, "Painting"), _asset_rows(split, "Window"), KeptRows(*_wall_televisions(split))]
+    frames = [_asset_rows(split, "Painting"), _asset_rows(split, "Window"), KeptRows(_wall_televisions(split))]
     assert sum(len(rows.frame) for rows in frames) >= 7
     for rows in frames:
         for position in range(len(rows.frame)):
@@ -489,6 +489,19 @@ def test_drawn_rows_read_as_the_frames_sample_returns(split):
             for column in rows.frame.columns:
                 value, expected = rows.drawn(position)[column].iloc[0], sampled[column].iloc[0]
                 assert (type(value), repr(value)) == (type(expected), repr(expected))
+
+
+def test_rows_of_a_frame_made_once_share_their_reads_and_keep_their_own_rows():
+    from pipeline.scene.procthor.fast_procthor.rows import made_once
+
+    frame = pd.DataFrame({"assetId": ["a", "b", "c"], "xSize": [0.5, 1.0, 2.0]})
+    first, second, other = made_once(frame), made_once(frame), made_once(frame.copy())
+    assert first.column("xSize") is second.column("xSize") is not other.column("xSize")
+    first.keep &= first.column("xSize") > 0.75
+    assert first.keep.tolist() == [False, True, True] and second.keep.all()
+    record = second.record(1)
+    record["xSize"] = -1.0  # a caller's change stays in its dict
+    assert first.record(1) == {"assetId": "b", "xSize": 1.0}
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")

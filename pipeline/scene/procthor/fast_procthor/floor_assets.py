@@ -26,7 +26,7 @@ from procthor.generation.objects import (Asset, AssetGroup, ChosenAsset, ChosenA
 from procthor.utils.types import Object, Vector3
 
 from pipeline.scene.procthor.fast_procthor.asset_groups import house_asset_groups
-from pipeline.scene.procthor.fast_procthor.rows import KeptRows, KeptRowsAttribute, sample_position
+from pipeline.scene.procthor.fast_procthor.rows import KeptRows, KeptRowsAttribute, made_once, sample_position
 
 SMALLEST_EXACT_SUM = 8 * sys.float_info.min  # a sum of at least this, divided by 8 or less, is not subnormal
 SPAWNABLE_ASSETS = KeptRowsAttribute("spawnable_assets")
@@ -54,12 +54,6 @@ def mean(data) -> float:
     return statistics.mean(values)
 
 
-@lru_cache(maxsize=None)
-def _floor_asset_reads(room_type: str, split: str) -> dict:
-    """The reads shared by every room's KeptRows of `get_floor_assets(room_type, split)`'s frame, itself made once."""
-    return {}
-
-
 def procedural_room_init(self: ProceduralRoom, polygon, room_type, room_id, split, door_polygons, controller) -> None:
     """`ProceduralRoom.__init__`, stock line by line but for where the room's candidates are held.
 
@@ -78,7 +72,7 @@ def procedural_room_init(self: ProceduralRoom, polygon, room_type, room_id, spli
     self.room_type = room_type
     self.room_id = room_id
     self.floor_types, spawnable_assets = ProceduralRoom.get_floor_assets(room_type=room_type, split=split)
-    SPAWNABLE_ASSETS.hold(self, KeptRows(spawnable_assets, _floor_asset_reads(room_type, split)))
+    SPAWNABLE_ASSETS.hold(self, made_once(spawnable_assets))
     self.priority_asset_types = list(PRIORITY_ASSET_TYPES[room_type])
     random.shuffle(self.priority_asset_types)
     SPAWNABLE_ASSET_GROUPS.hold(self, house_asset_groups(split, controller).rows(room_type))

@@ -10,6 +10,18 @@ from pandas.core.dtypes.cast import maybe_box_native
 from procthor.generation.objects import ProceduralRoom
 
 
+_frame_reads: dict[int, tuple[pd.DataFrame, dict]] = {}
+
+
+def made_once(frame: pd.DataFrame) -> KeptRows:
+    """All rows of `frame`, a frame made once per process and never changed, as KeptRows sharing its reads
+    with every other KeptRows of it (the frame is held here with them)."""
+    found = _frame_reads.get(id(frame))
+    if found is None or found[0] is not frame:
+        found = _frame_reads[id(frame)] = (frame, {})
+    return KeptRows(frame, found[1])
+
+
 class KeptRows:
     """A frame and which of its rows stock would still hold.
 

@@ -16,7 +16,7 @@ from procthor.generation.objects import AssetGroup
 from procthor.utils.types import BoundingBox, Object, Vector3, Window
 from shapely.geometry import MultiLineString, Polygon
 
-from pipeline.scene.procthor.fast_procthor.rows import DrawnRow, KeptRows, sample_position
+from pipeline.scene.procthor.fast_procthor.rows import DrawnRow, KeptRows, made_once, sample_position
 
 STOCK_GET_ASSETS_DF = wall_objects.get_assets_df
 
@@ -32,22 +32,17 @@ def get_assets_df(split: str, asset_type: str) -> pd.DataFrame:
     return _assets_frame(split, asset_type).copy()
 
 
-@lru_cache(maxsize=None)
-def _asset_reads(split: str, asset_type: str) -> dict:
-    return {}
-
-
 def _asset_rows(split: str, asset_type: str) -> KeptRows:
     """The frame `get_assets_df` gives, as KeptRows of the one made once: the functions here only read it,
     so its columns and rows are read once per process."""
-    return KeptRows(_assets_frame(split, asset_type), _asset_reads(split, asset_type))
+    return made_once(_assets_frame(split, asset_type))
 
 
 @lru_cache(maxsize=None)
-def _wall_televisions(split: str) -> tuple[pd.DataFrame, dict]:
-    """Stock's frame of the televisions that hang on walls (`isin(VALID_WALL_TELEVISIONS)`), made once; its reads."""
+def _wall_televisions(split: str) -> pd.DataFrame:
+    """Stock's frame of the televisions that hang on walls (`isin(VALID_WALL_TELEVISIONS)`), made once."""
     televisions = _assets_frame(split, "Television")
-    return televisions[televisions["assetId"].isin(wall_objects.VALID_WALL_TELEVISIONS)], {}
+    return televisions[televisions["assetId"].isin(wall_objects.VALID_WALL_TELEVISIONS)]
 
 
 def subtract_wall_assets(room_to_wall_to_string: dict, rooms: dict, min_height: float | None = None) -> dict:
@@ -154,7 +149,7 @@ def add_televisions(partial_house, rooms, boundary_groups, split, room_type_map,
         boundary_groups=boundary_groups, room_type_map=room_type_map, partial_house=partial_house,
         wall_map=wall_map, rooms=rooms,
     )
-    televisions = KeptRows(*_wall_televisions(split))
+    televisions = made_once(_wall_televisions(split))
     if len(televisions.frame) == 0:
         return rooms_lines_df_map, wall_object_heights_per_room
     tvs_per_room = defaultdict(int)
