@@ -20,7 +20,8 @@ the two ends of one run of the map kinds), and the faster is the ratio least in 
 Matched size: reasoning-core's level L asks about 5 + L entities (its boxes' corners on 7 integer coordinates
 a side, its intervals' ends on 9), told as a tree of relations plus about L/2 more and then as many as its
 answer needs; RoomSpace's n objects on a grid of 9 cells a side (d81), m = n - 1 described pairs (a tree),
-each story stating those pairs' relations and the objects' regions. The table gives each side's mean facts
+each story stating those pairs' relations and the objects' regions; an egocentric map's n + 1 entities (its
+answer draws the observer too, a variable of its story like any object, so it is matched one level up). The table gives each side's mean facts
 per question, measured. Kinds whose questions are about other things (shapes: two objects; composition: the
 calculi's tables and a room's footprints) and the hard family (20 described pairs) are listed beside them.
 
@@ -57,8 +58,9 @@ from pipeline.environment.rungs import Rung  # noqa: E402
 from pipeline.scene.scene_folder import sample_scenes  # noqa: E402
 
 REASONING_CORE_BASE_ENTITIES = 5  # qualitative_reasoning's n_entities at level 0 (5 + level)
+OBSERVER_DRAWN = ("agent_map",)  # kinds whose answer places the observer too (`entities`)
 TEXT_KINDS = ("n5_m4_d81", "n5_m4_d81_balanced", "twin_n5_m4_d81", "agent_n5_m4_d81", "map_n5_m4_d81",
-              "twin_map_n5_m4_d81", "agent_map_n5_m4_d81")  # at reasoning-core level 0's size
+              "twin_map_n5_m4_d81", "agent_map_n5_m4_d81")  # at reasoning-core level 0's size (agent_map: 1's)
 LARGER = ("n6_m5_d81", "n7_m6_d81", "n8_m7_d81")  # at levels 1, 2 and 3
 UNMATCHED = ("shapes_n5_m4_d81", "composition_n5_m4_d81", "n8_m20_d81_hard")
 LADDER = (Rung("n5_m4_d81_balanced", level=0), Rung("n5_m4_d81_balanced", level=1),
@@ -120,9 +122,15 @@ def cold(function, *args):
         return pool.submit(function, *args).result()
 
 
+def entities(rung: Rung) -> int:
+    """What a rung's question places: its objects, and the observer where its answer draws them too (an
+    egocentric map: the observer is a variable of its story like any object, and a cell of its map)."""
+    return rung.base.n + (rung.kind.name in OBSERVER_DRAWN)
+
+
 def level_of(rung: Rung) -> int:
-    """reasoning-core's level with as many entities as the rung has objects."""
-    return rung.base.n - REASONING_CORE_BASE_ENTITIES
+    """reasoning-core's level with as many entities as the rung's questions place."""
+    return entities(rung) - REASONING_CORE_BASE_ENTITIES
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -148,14 +156,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"reasoning-core level {level} ({REASONING_CORE_BASE_ENTITIES + level} entities): {first:.2f} items/s "
               f"before RoomSpace's rungs, {second:.2f} after (the faster in the ratios), {facts_told:.1f} facts "
               "a question")
-    print("\n| rung | objects | facts | drawn/s | distinct/s | every row/s (rows) | reasoning-core/s (level) "
+    print("\n| rung | entities | facts | drawn/s | distinct/s | every row/s (rows) | reasoning-core/s (level) "
           "| distinct / reasoning-core | every row / reasoning-core |")
     print("|---|---:|---:|---:|---:|---:|---|---:|---:|")
     for rung, (drawn, distinct, our_facts, every, made) in zip(rungs, measured):
         level = min(max(level_of(rung), 0), 3)
         rate, core_facts = core[level]
         told = f"{our_facts:.1f} / {core_facts:.1f}" if our_facts is not None else f"- / {core_facts:.1f}"
-        print(f"| {rung.describe()} | {rung.base.n} | {told} | {drawn:,.0f} | {distinct:,.0f} | {every:,.0f} ({made}) "
+        print(f"| {rung.describe()} | {entities(rung)} | {told} | {drawn:,.0f} | {distinct:,.0f} | {every:,.0f} ({made}) "
               f"| {rate:.2f} ({level}) | {distinct / rate:,.0f}x | {every / rate:,.0f}x |", flush=True)
     print("\nthe ladder's rungs, from the pool and from nothing (drawn; distinct):\n")
     print("| rung | pool: drawn/s | pool: distinct/s | nothing: drawn/s | nothing: distinct/s |")
