@@ -31,7 +31,8 @@ ones). Each item names the module of this package that holds it.
    the asset-group files and the 1.5 MB asset database again for every house: parsed once per
    process. Only `get_spawnable_asset_group_info` calls them; it reads the database's keys only,
    and the `AssetGroupGenerator` it builds deep-copies its group's data before changing anything.
-4. `OrthogonalPolygon.get_neighboring_rectangles` (one `shapely.contains_xy` for all cells) and
+4. `OrthogonalPolygon.get_neighboring_rectangles` (one `shapely.contains_xy` for all cells, asked
+   once per polygon) and
    `get_all_rectangles` (rounds of joins remembered per polygon, and none after the set holds
    every rectangle of whole inside cells, counted from the grid: stock's last round, which adds
    nothing), run on every change of a room's open polygon, and `ProceduralRoom.sample_next_rectangle`,
