@@ -357,7 +357,8 @@ def split_refutes(facts: Iterable[Fact], variables: Sequence[str], query: tuple[
         return True
     words, links = claimed
     for x, row in enumerate(_ints(words)):
-        if row & (row - 1) and all(not _arc_consistent(_only(words, x, value), links, (x,)) for value in range(row.bit_length()) if row >> value & 1):
+        cells = [value for value in range(row.bit_length()) if row >> value & 1]
+        if len(cells) > 1 and not any(_arc_consistent(_only(words, x, value), links, (x,)) for value in cells):
             return True
     return False
 
