@@ -588,12 +588,11 @@ class _Story:
         return bool(atoms) and _arc_consistent(words.copy(), links.with_query(
             a, b, _atoms_relation(atoms, self.d), _atoms_relation(_converse_atoms(atoms, self.d), self.d)), (a, b))
 
-    def shown(self, a: int, b: int | None, code: str, since: int = 0) -> bool:
-        """Whether a witness (from the `since`-th on) shows "a is <code> (of b)"."""
+    def shown(self, a: int, b: int | None, code: str) -> bool:
+        """Whether a witness shows "a is <code> (of b)"."""
         if b is None:  # one object's claim: what the witnesses' moves give it at once
-            moved = self.moved[a] if since == 0 else reduce(or_, (_ints(w.words)[a] for w in self.witnesses[since:]), 0)
-            return bool(moved & _joint_tables(self.d).unary[code])
-        return bool(self.shown_codes(a, b, since) >> _CODE_INDEX[code] & 1)
+            return bool(self.moved[a] & _joint_tables(self.d).unary[code])
+        return bool(self.shown_codes(a, b) >> _CODE_INDEX[code] & 1)
 
     def shown_codes(self, a: int, b: int, since: int = 0) -> int:
         """The binary codes (a bitset in BINARY_CODES' order) that a witness (from the `since`-th on)
