@@ -131,12 +131,15 @@ class Item:
         """The prompt, made when first read (called only for an attribute not set: any other is an error)."""
         if name != "prompt":
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        # the fields only some records have, read where they are set: a getattr of a missing one would
+        # come back through this method (an exception a prompt, four times)
+        held = vars(self)
         prompt = prompt_text(
             DEFAULT_STYLE, story=self.story, question=self.question, options=self.options,
             question_type=self.question_type, setting=self.setting, view=self.view, d=self.d,
-            relations=chain((fact.relation for fact in self.facts), self.asked_codes), modality=getattr(self, "modality", None),
-            story_view=getattr(self, "story_view", None), moved=getattr(self, "frame_changes", 0) > 0,
-            image_name=getattr(self, "image_name", None))
+            relations=chain((fact.relation for fact in self.facts), self.asked_codes), modality=held.get("modality"),
+            story_view=held.get("story_view"), moved=held.get("frame_changes", 0) > 0,
+            image_name=held.get("image_name"))
         object.__setattr__(self, "prompt", prompt)
         return prompt
 
