@@ -219,15 +219,18 @@ def test_the_statistics_lines_read_as_english(counted):
     assert angles == sorted(angles, key=lambda pair: tuple(map(int, pair)))  # 90 degrees before 180
 
 
-def test_the_card_carries_the_shortcut_audit_of_every_configuration(scenes, tmp_path):
+def test_the_card_carries_the_shortcut_audit_of_every_configuration(scenes, tmp_path, monkeypatch):
     """The audit section: the blind baselines' table (pipeline.dataset.audit), a line per configuration
     and setting, the same as files_audit gives on the build's files, and which family to compare on.
-    The build's two workers audit its configurations in two processes: the same table as one."""
+    The build's two workers audit its configurations in two processes: the same table as one, whichever
+    configurations each process takes. Rooms beyond those audited are not read: their shard is passed over."""
+    import pipeline.dataset.audit
     from pipeline.dataset.audit import audit_table, files_audit
     from pipeline.dataset.card import CARD_LEAST_ROOMS, CARD_ROOMS
 
     out = tmp_path / "roomspace-audit"
-    plan = BuildPlan.asked("roomspace-audit", SCENE_SEED, CARD_LEAST_ROOMS, parse_configs(f"{BASE},{BASE}_balanced"))
+    plan = BuildPlan.asked("roomspace-audit", SCENE_SEED, CARD_LEAST_ROOMS, parse_configs(f"{BASE},{BASE}_balanced"),
+                           shard_rooms=CARD_LEAST_ROOMS // 2)
     build(plan, scenes, out, workers=2, progress=False)
     card = (out / "README.md").read_text(encoding="utf-8")
     section = card.split("## Shortcut audit", 1)[1].split("## Examples", 1)[0]
@@ -236,6 +239,15 @@ def test_the_card_carries_the_shortcut_audit_of_every_configuration(scenes, tmp_
     assert "Compare models on the balanced configurations" in section
     assert {line.split(" | ")[0].strip("| ") for line in section.splitlines() if line.startswith(f"| {BASE}")} == \
         {BASE, f"{BASE}_balanced"}
+
+    three = {**files, "first shard": files[BASE][:1]}  # three tasks, of unlike sizes, for two processes
+    assert files_audit(three, None, range(CARD_ROOMS), workers=2) == files_audit(three, None, range(CARD_ROOMS))
+    read, questions = [], pipeline.dataset.audit.questions
+    monkeypatch.setattr(pipeline.dataset.audit, "questions", lambda shard, *args, **kwargs: read.append(
+        kwargs["where"]) or questions(shard, *args, **kwargs))
+    first_rooms = range(CARD_LEAST_ROOMS // 2)
+    assert files_audit(files, None, first_rooms) == files_audit({c: p[:1] for c, p in files.items()}, None)
+    assert read == [str(files[BASE][0]), str(files[f"{BASE}_balanced"][0])] * 2
 
 
 def test_a_build_too_small_to_audit_says_so(text_only):
