@@ -31,7 +31,7 @@ How it stays exact and fast:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache, reduce
 from itertools import accumulate
 from operator import and_, or_
@@ -525,15 +525,12 @@ class _Witness:
 
     values: np.ndarray
     words: np.ndarray
-    shown: dict[Arc, int] = field(default_factory=dict)
 
     def shows(self, a: int, b: int, bound: bool, d: int) -> int:
         """The binary codes (a bitset in BINARY_CODES' order) this solution or one of its moves has a
         take to b (`propagation.shown`): where `bound`, one of the two moving while the other stays,
-        else both at once; kept per pair."""
-        if (a, b) not in self.shown:
-            self.shown[a, b] = _compiled().shown(self.words, self.values, a, b, bound, *_code_tables(d))
-        return self.shown[a, b]
+        else both at once."""
+        return _compiled().shown(self.words, self.values, a, b, bound, *_code_tables(d))
 
 
 def _witness(words: np.ndarray, arcs: dict[Arc, _Relation], links: Links, a: int, b: int | None,
@@ -564,6 +561,7 @@ class _Story:
         self.words = None if self.network is None else _cell_words(self.network[0], d)  # its domains
         self.witnesses: list[_Witness] = []
         self.moved = [0] * len(variables)  # per variable, the values some witness's moves give it
+        self._shown: dict[Arc, tuple[int, int]] = {}  # per pair: the witnesses read so far, the codes they show
         self._closure: tuple[np.ndarray, dict[Arc, _Relation], Links, dict[Arc, int]] | None = None
 
     def closure(self) -> tuple[np.ndarray, dict[Arc, _Relation], Links, dict[Arc, int]] | None:
@@ -594,11 +592,16 @@ class _Story:
             return bool(self.moved[a] & _joint_tables(self.d).unary[code])
         return bool(self.shown_codes(a, b) >> _CODE_INDEX[code] & 1)
 
-    def shown_codes(self, a: int, b: int, since: int = 0) -> int:
-        """The binary codes (a bitset in BINARY_CODES' order) that a witness (from the `since`-th on)
-        shows of a to b: where a fact binds the two, one moving while the other stays, else both at once."""
-        bound = (a, b) in self.network[1]
-        return reduce(or_, (witness.shows(a, b, bound, self.d) for witness in self.witnesses[since:]), 0)
+    def shown_codes(self, a: int, b: int) -> int:
+        """The binary codes (a bitset in BINARY_CODES' order) that a witness shows of a to b: where a
+        fact binds the two, one moving while the other stays, else both at once. Each witness is read
+        once per pair, when the pair is first asked about after it was found."""
+        read, codes = self._shown.get((a, b), (0, 0))
+        if read < len(self.witnesses):
+            bound = (a, b) in self.network[1]
+            codes = reduce(or_, (witness.shows(a, b, bound, self.d) for witness in self.witnesses[read:]), codes)
+            self._shown[a, b] = len(self.witnesses), codes
+        return codes
 
     def search(self, a: int, b: int | None, codes: frozenset[str]) -> tuple[bool, int]:
         """Search for a solution with "a is one of `codes` (of b)", kept as a witness if found; whether
@@ -634,12 +637,11 @@ def _settled_pairs(facts: frozenset[Constraint], variables: tuple[str, ...], que
         local = frozenset(found) | {code for code in candidates - found if story.kept(a, b, code)}
         effort = 0
         while open_codes := local - found:
-            since = len(story.witnesses)
             held, tried = story.search(a, b, open_codes)
             if not held:
                 effort = tried  # R2's rest, refuted by one search: `refutation_effort`'s
                 break
-            shown = story.shown_codes(a, b, since)
+            shown = story.shown_codes(a, b)
             found |= {code for code in open_codes if shown >> _CODE_INDEX[code] & 1}
         settled.append(Settled(frozenset(found), local, effort))
     return tuple(settled)

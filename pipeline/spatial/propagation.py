@@ -52,9 +52,21 @@ def tables(relation: np.ndarray) -> np.ndarray:
     return made
 
 
-@njit("void(uint64[:, :, ::1], uint64[::1], uint64[::1])", cache=True)
-def _image(tables: np.ndarray, values: np.ndarray, out: np.ndarray) -> None:
-    """out = the values related to at least one of `values` (a relation's `tables`)."""
+@njit("boolean(uint64[::1], uint64[::1], boolean)", cache=True)
+def _shows(image: np.ndarray, target: np.ndarray, meeting: bool) -> bool:
+    """Whether `image` meets `target` (`meeting`), else whether it covers it (an empty target: covered, never met)."""
+    for w in range(image.shape[0]):
+        if (image[w] & target[w] != _ZERO) if meeting else (target[w] & ~image[w] != _ZERO):
+            return meeting
+    return not meeting
+
+
+@njit("boolean(uint64[:, :, ::1], uint64[::1], uint64[::1], boolean, uint64[::1])", cache=True)
+def _image(tables: np.ndarray, values: np.ndarray, target: np.ndarray, meeting: bool, out: np.ndarray) -> bool:
+    """out = the values related to at least one of `values` (a relation's `tables`), or only as much
+    of them as shows what is asked of `target`: whether they meet it (`meeting`) or cover it; True
+    when they do. Met with a target they cover, any part of the image is the whole: most revisions of a
+    domain narrow nothing, and stop as soon as each of its values is shown a partner."""
     width = values.shape[0]
     out[:] = _ZERO
     for k in range(width):
@@ -69,8 +81,11 @@ def _image(tables: np.ndarray, values: np.ndarray, out: np.ndarray) -> None:
                 row = tables[c, subset]
                 for w in range(width):
                     out[w] |= row[w]
+                if _shows(out, target, meeting):
+                    return True
             bits >>= _FOUR
             c += 1
+    return _shows(out, target, meeting)
 
 
 @njit("int64(uint64[:, ::1], int64, uint64[::1])", cache=True)
@@ -119,7 +134,8 @@ def propagate(domains: np.ndarray, start: np.ndarray, to: np.ndarray, relations:
                 b, relation = to[e], relations[e]
                 if (a == q0 and b == qn) or (a == qn and b == q0):
                     continue
-            _image(relation, domains[a], image)
+            if _image(relation, domains[a], domains[b], False, image):
+                continue  # every value of b has a partner in a's domain
             narrowed = _narrowed(domains, b, image)
             if narrowed < 0:
                 return False
@@ -264,10 +280,7 @@ def shown(moves: np.ndarray, values: np.ndarray, a: int, b: int, bound: bool, co
                 if moves[a, w] & seen_from_b[w] != _ZERO or moves[b, w] & seen_from_a[w] != _ZERO:
                     hit = True
         else:
-            _image(codes[k], moves[a], image)
-            for w in range(width):
-                if image[w] & moves[b, w] != _ZERO:
-                    hit = True
+            hit = _image(codes[k], moves[a], moves[b], True, image)
         if hit:
             found |= 1 << k
     return found
