@@ -65,6 +65,50 @@ def answer_set(facts: Iterable[Fact], variables: Sequence[str], query: tuple[str
     return _answer(constraints, variables, (query[0], query[1]), d, frozenset(), frozenset(DIRECTIONS))
 
 
+def pair_answer(facts: Iterable[Fact], query: tuple[str, str], d: int) -> frozenset[str]:
+    """`answer_set` of facts naming the two asked objects alone (R0's, a layout's): the same few stories
+    recur in every room, so each is solved once, memoised with the two objects renamed."""
+    if query[0] == query[1]:
+        raise RoomspaceError(f"query {query} relates {query[0]!r} to itself")
+    return _pair_answer(frozenset(_between(facts, query)), d)
+
+
+def pair_holding(facts: Iterable[Fact], subject: str, obj: str | None, claims: Iterable[Fact],
+                 d: int) -> tuple[bool, ...]:
+    """`holding` of claims about `subject` (and `obj`, unless None) given facts naming those alone:
+    memoised with them renamed, as `pair_answer` is."""
+    named = (subject,) if obj is None else (subject, obj)
+    return _pair_holding(frozenset(_between(facts, named)), _between(claims, named), len(named), d)
+
+
+_PAIR = ("a", "b")  # the asked objects' names in the memos of two-object stories
+
+
+def _between(facts: Iterable[Fact], named: Sequence[str]) -> tuple[tuple[int, str, int | None], ...]:
+    """The facts with each object named by its position in `named` (a RoomspaceError for any other)."""
+    position = {name: k for k, name in enumerate(named)}
+    try:
+        return tuple((position[f.subject], f.relation, None if f.object is None else position[f.object])
+                     for f in facts)
+    except KeyError as other:
+        raise RoomspaceError(f"a fact names {other.args[0]!r}, not one of {tuple(named)}") from None
+
+
+def _named(facts: Iterable[tuple[int, str, int | None]]) -> list[Fact]:
+    return [Fact(_PAIR[a], relation, None if b is None else _PAIR[b]) for a, relation, b in facts]
+
+
+@lru_cache(maxsize=4096)
+def _pair_answer(facts: frozenset[tuple[int, str, int | None]], d: int) -> frozenset[str]:
+    return answer_set(_named(facts), _PAIR, _PAIR, d)
+
+
+@lru_cache(maxsize=4096)
+def _pair_holding(facts: frozenset[tuple[int, str, int | None]], claims: tuple[tuple[int, str, int | None], ...],
+                  count: int, d: int) -> tuple[bool, ...]:
+    return holding(_named(facts), _PAIR[:count], _named(claims), d)
+
+
 Constraint = tuple[str, str, str | None]  # a fact as a plain tuple: cheap to hash and compare
 
 
@@ -167,6 +211,8 @@ def forget_answers() -> None:
     _story.cache_clear()
     _settled_pairs.cache_clear()
     _settled_claims.cache_clear()
+    _pair_answer.cache_clear()
+    _pair_holding.cache_clear()
 
 
 def _coupled(constraints: frozenset[Constraint]) -> bool:

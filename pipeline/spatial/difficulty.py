@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from functools import cache
 
-from pipeline.spatial.checker import answer_set
+from pipeline.spatial.checker import pair_answer
 from pipeline.spatial.facts import Fact
 from pipeline.spatial.relations import DISTANCE_SCALES, REGIONS, UNARY_CODES, direction, distance, holds
 
@@ -44,4 +44,4 @@ def layout_decides(facts: Sequence[Fact], query: tuple[str, str], answer: Sequen
     layout = [f for f in facts if f.object is None and f.relation in REGIONS and f.subject in query]
     if {f.subject for f in layout} != set(query):
         return False  # the story places at least one of them in no region
-    return answer_set(layout, query, query, d) == frozenset(answer)
+    return pair_answer(layout, query, d) == frozenset(answer)

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from pipeline.spatial.checker import (Settled, answer_set, holding, propagated_answer, propagated_holding,
+from pipeline.spatial.checker import (Settled, pair_answer, pair_holding, propagated_answer, propagated_holding,
                                       refutation_effort)
 from pipeline.spatial.facts import Fact
 from pipeline.spatial.reasoning import PathStep, reasoning_path
@@ -66,7 +66,7 @@ def story_variables(facts: Sequence[Fact], query: tuple[str, str]) -> tuple[str,
 def stated_answer(facts: Sequence[Fact], query: tuple[str, str], d: int) -> frozenset[str]:
     """R0: the exact answer of the facts about the asked objects alone."""
     own = [fact for fact in facts if fact.subject in query and (fact.object is None or fact.object in query)]
-    return answer_set(own, query, query, d)
+    return pair_answer(own, query, d)
 
 
 def chain_answer(facts: Sequence[Fact], query: tuple[str, str], d: int) -> frozenset[str]:
@@ -106,7 +106,7 @@ def claim_rung(facts: Sequence[Fact], subject: str, obj: str | None, codes: Sequ
     query = (subject, obj)
     own = [fact for fact in facts if fact.subject in query and (fact.object is None or fact.object in query)]
     claims = [Fact(subject, code, obj) for code in codes]
-    stated = _held(codes, holding(own, story_variables(own, (subject, obj or subject)), claims, d))
+    stated = _held(codes, pair_holding(own, subject, obj, claims, d))
     variables = story_variables(facts, (subject, obj or subject))
     local = (stated if stated == frozenset(exact) else frozenset(local) if local is not None
              else _held(codes, propagated_holding(facts, variables, claims, d)))
