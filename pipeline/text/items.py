@@ -682,18 +682,18 @@ def _balanced_items(scene: Scene, config: Config, choice: Choice, raster: Raster
         fr = fr_question(answer_sets, draw, weights)
         yn = yn_question(answer_sets, DIRECTIONS, draw, weights, offered=offered and offered[setting])
         seed = text_seed(room_id, told, setting, view)
-        # The story comes first from its seed: both tellings tell the paper's story, then each its question.
-        fr_texts = teller.setting(scene.room_type, scene.side, said, order, view, fr.pair, (yn.candidate,), seed)
-        yn_texts = teller.setting(scene.room_type, scene.side, said, order, view, yn.pair, (yn.candidate,), seed)
+        # The story comes first from its seed: the paper's story, then each question about its own pair.
+        texts = teller.setting(scene.room_type, scene.side, said, order, view, fr.pair, (yn.candidate,), seed,
+                               yn_query=yn.pair)
         prefix = f"{room_id}-{name}-{setting}-{view}"
-        asked = [(fr.pair, lambda fields: fr_row(Item, fields, prefix, fr_texts.fr_question))]
+        asked = [(fr.pair, lambda fields: fr_row(Item, fields, prefix, texts.fr_question))]
         if not yn.fallback:  # else every askable pair's answer is all nine: any YN question would be Yes
-            asked.append((yn.pair, lambda fields: yn_row(Item, fields, prefix, yn_texts.yn_question, yn.candidate)))
+            asked.append((yn.pair, lambda fields: yn_row(Item, fields, prefix, texts.yn_question, yn.candidate)))
         made = []
         for pair, make in asked:
             fields = about(setting, pair)
             path = fields["path"]
-            made.append(make(dict(fields, view=view, story=fr_texts.story,
+            made.append(make(dict(fields, view=view, story=texts.story,
                                   path_text=written_path(path, pair[0], teller.wording, view) if path else "")))
         return made
 

@@ -121,13 +121,16 @@ class Teller:
         return " ".join(filter(None, parts))
 
     def setting(self, room_type: str, side: float, said: Sentences, order: Sequence[str], view: str,
-                query: tuple[str, str], pool: Sequence[str], seed: int) -> SettingTexts:
-        """Every draw comes from `seed` in a fixed sequence, whatever the words: a twin redraws the same."""
+                query: tuple[str, str], pool: Sequence[str], seed: int,
+                yn_query: tuple[str, str] | None = None) -> SettingTexts:
+        """Every draw comes from `seed` in a fixed sequence, whatever the words: a twin redraws the same.
+        The YN question asks `yn_query` where given (a balanced story's two questions may ask two pairs):
+        a question's draw depends on its templates alone, so its texts are those of a telling about that pair."""
         rng = Random(seed)
         text = self.story(room_type, side, said, order, view, rng)
         fr = self._draw(rng, _questions, "FR", view, query, None)
         candidate = rng.choice(pool)
-        return SettingTexts(text, fr, candidate, self._draw(rng, _questions, "YN", view, query, candidate))
+        return SettingTexts(text, fr, candidate, self._draw(rng, _questions, "YN", view, yn_query or query, candidate))
 
     def whole_story(self, room_type: str, side: float, said: Sentences, order: Sequence[str], view: str,
                     subject: str, claim: str | None, obj: str | None, seed: int) -> tuple[str, str]:
