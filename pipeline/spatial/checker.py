@@ -327,10 +327,9 @@ def _propagated(facts: frozenset[Constraint], variables: tuple[str, ...], query:
     closure = _closure(facts, variables, d)
     if closure is None:
         return frozenset()
-    domains, arcs, closed = closure
-    atoms, related = _atom_tables(d), _relation_atoms(closed, q0, qn, d)
-    held = frozenset(code for code in held - known if any(related >> x & 1 for x in atoms.of_code[code]))
-    return known | _query_survivors(held, list(domains), arcs, Links(arcs, len(domains)), q0, qn, d)
+    domains, links, closed = closure
+    words = _cell_words(domains, d)
+    return known | {code for code in held - known if _closure_claim(words, links, closed, q0, qn, code, d) is not None}
 
 
 def _query_survivors(candidates: frozenset[str], domains: list[int], arcs: dict[Arc, _Relation], links: Links,
@@ -342,16 +341,16 @@ def _query_survivors(candidates: frozenset[str], domains: list[int], arcs: dict[
 
 @lru_cache(maxsize=256)
 def _closure(facts: frozenset[Constraint], variables: tuple[str, ...], d: int
-             ) -> tuple[tuple[int, ...], dict[Arc, _Relation], dict[Arc, int]] | None:
+             ) -> tuple[tuple[int, ...], Links, dict[Arc, int]] | None:
     """A story's network closed under arc and path consistency together (`_path_closure`): the
-    domains, the arcs with the constraints it derives, and every pair's atoms. None on a wipe-out.
+    domains, the links of every pair's closed constraint, and every pair's atoms. None on a wipe-out.
     Made once per story, whatever pair is asked."""
     story = _story(facts, variables, d)
     if story.network is None:
         return None
-    domains, arcs = list(story.network[0]), dict(story.network[1])  # the story's, narrowed here
-    closed = _path_closure(domains, story.binary, arcs, d)
-    return None if closed is None else (tuple(domains), arcs, closed)
+    domains = list(story.network[0])  # the story's, narrowed here
+    closed = _path_closure(domains, story.binary, d)
+    return None if closed is None else (tuple(domains), *closed)
 
 
 def refutation_effort(facts: Iterable[Fact], variables: Sequence[str], query: tuple[str, str | None],
@@ -395,10 +394,9 @@ def split_refutes(facts: Iterable[Fact], variables: Sequence[str], query: tuple[
     closure = _story(constraints, variables, d).closure()
     if closure is None:
         return True
-    words, arcs, links, _ = closure
     index = {name: k for k, name in enumerate(variables)}
     a, b = index[query[0]], None if query[1] is None else index[query[1]]
-    claimed = _with_claim(words, arcs, links, a, b, frozenset((code,)), d)
+    claimed = _closure_claim(*closure, a, b, code, d)
     if claimed is None:
         return True
     words, links = claimed
@@ -472,10 +470,9 @@ def _propagated_holding(facts: frozenset[Constraint], variables: tuple[str, ...]
     closure = _closure(facts, variables, d)
     if closure is None:
         return (False,) * len(claims)
-    domains, arcs, closed = closure
-    links, of_code, words = Links(arcs, len(domains)), _atom_tables(d).of_code, _cell_words(domains, d)
-    return tuple((b is None or any(_relation_atoms(closed, a, b, d) >> x & 1 for x in of_code[code]))
-                 and _with_claim(words, arcs, links, a, b, frozenset((code,)), d) is not None
+    domains, links, closed = closure
+    words = _cell_words(domains, d)
+    return tuple(_closure_claim(words, links, closed, a, b, code, d) is not None
                  for a, b, code in _claim_ends(claims, variables))
 
 
@@ -489,11 +486,33 @@ def _with_claim(words: np.ndarray, arcs: dict[Arc, _Relation], links: Links, a: 
                 codes: frozenset[str], d: int) -> tuple[np.ndarray, Links] | None:
     """Arc consistent domains (as words, `_cell_words`) below `words` with "a is one of the `codes`
     (of b)" added, and the links that hold it; None on a wipe-out."""
-    trial = words.copy()
     if b is None:
-        trial[a] &= _unary_words(codes, d)
-        return (trial, links) if trial[a].any() and _arc_consistent(trial, links, (a,)) else None
-    query_links = _query_links(links, arcs, a, b, codes, d)
+        return _with_unary(words, links, a, codes, d)
+    trial, query_links = words.copy(), _query_links(links, arcs, a, b, codes, d)
+    return (trial, query_links) if _arc_consistent(trial, query_links, (a, b)) else None
+
+
+def _with_unary(words: np.ndarray, links: Links, a: int, codes: frozenset[str], d: int
+                ) -> tuple[np.ndarray, Links] | None:
+    """`_with_claim` of a claim about a alone: one of the region or wall `codes`."""
+    trial = words.copy()
+    trial[a] &= _unary_words(codes, d)
+    return (trial, links) if trial[a].any() and _arc_consistent(trial, links, (a,)) else None
+
+
+def _closure_claim(words: np.ndarray, links: Links, closed: dict[Arc, int], a: int, b: int | None, code: str,
+                   d: int) -> tuple[np.ndarray, Links] | None:
+    """`_with_claim` of "a is <code> (of b)" over a story's closure (`_closure`: its domains as `words`,
+    links and atoms), R2's test of a claim. A pair's code is a union of atoms: met with the pair's
+    closed constraint, it is the atoms of both (none: a wipe-out), one relation per set of atoms
+    (shared by every story), not a relation made per check."""
+    if b is None:
+        return _with_unary(words, links, a, frozenset((code,)), d)
+    atoms = _relation_atoms(closed, a, b, d) & _code_atoms(code, d)
+    if not atoms:
+        return None
+    trial, query_links = words.copy(), links.with_query(a, b, _atoms_relation(atoms, d),
+                                                         _atoms_relation(_converse_atoms(atoms, d), d))
     return (trial, query_links) if _arc_consistent(trial, query_links, (a, b)) else None
 
 
@@ -608,29 +627,21 @@ class _Story:
         self.witnesses: list[_Witness] = []
         self.moved = [0] * len(variables)  # per variable, the values some witness's moves give it
         self._shown: dict[Arc, tuple[int, int]] = {}  # per pair: the witnesses read so far, the codes they show
-        self._closure: tuple[np.ndarray, dict[Arc, _Relation], Links, dict[Arc, int]] | None = None
+        self._closure: tuple[np.ndarray, Links, dict[Arc, int]] | None = None
 
-    def closure(self) -> tuple[np.ndarray, dict[Arc, _Relation], Links, dict[Arc, int]] | None:
-        """`_closure`'s domains (as words), arcs and atoms, with the arcs' links; None on a wipe-out."""
+    def closure(self) -> tuple[np.ndarray, Links, dict[Arc, int]] | None:
+        """`_closure`'s domains (as words), links and atoms; None on a wipe-out."""
         if self._closure is None:
             closure = _closure(self.facts, self.variables, self.d)
             if closure is None:
                 return None
-            domains, arcs, closed = closure
-            self._closure = _cell_words(domains, self.d), arcs, Links(arcs, len(domains)), closed
+            domains, links, closed = closure
+            self._closure = _cell_words(domains, self.d), links, closed
         return self._closure
 
     def kept(self, a: int, b: int | None, code: str) -> bool:
-        """R2 of "a is <code> (of b)": a pair's code one of the atoms the closure leaves the pair, and
-        arc consistency over the closure with it added no wipe-out (`propagated_answer`, `propagated_holding`)."""
-        words, arcs, links, closed = self.closure()
-        if b is None:
-            return _with_claim(words, arcs, links, a, None, frozenset((code,)), self.d) is not None
-        # A code is a union of atoms: the claim met with the pair's closed constraint is its atoms of the
-        # code's, one relation per set of atoms (shared by every story), not a relation made per check.
-        atoms = _relation_atoms(closed, a, b, self.d) & _code_atoms(code, self.d)
-        return bool(atoms) and _arc_consistent(words.copy(), links.with_query(
-            a, b, _atoms_relation(atoms, self.d), _atoms_relation(_converse_atoms(atoms, self.d), self.d)), (a, b))
+        """R2 of "a is <code> (of b)" (`propagated_answer`, `propagated_holding`)."""
+        return _closure_claim(*self.closure(), a, b, code, self.d) is not None
 
     def shown(self, a: int, b: int | None, code: str) -> bool:
         """Whether a witness shows "a is <code> (of b)"."""
@@ -1016,13 +1027,13 @@ def _relation_atoms(closed: dict[Arc, int], a: int, b: int, d: int) -> int:
     return closed[a, b] if a < b else _converse_atoms(closed[b, a], d)
 
 
-def _path_closure(domains: list[int], binary: dict[Arc, list[str]], arcs: dict[Arc, _Relation],
-                  d: int) -> dict[Arc, int] | None:
+def _path_closure(domains: list[int], binary: dict[Arc, list[str]], d: int) -> tuple[Links, dict[Arc, int]] | None:
     """Every pair's atoms under path consistency and arc consistency together, to their common
     fixpoint (`propagation.path_closure`): a pair keeps the atoms its facts allow that some cells of
     the two domains take, each triple's composition narrows them, and a pair's atoms, as a
-    constraint on cells, narrow the domains in turn. `domains` and `arcs` are narrowed in place
-    (arcs gain the constraints the closure derives). None on a wipe-out."""
+    constraint on cells, narrow the domains in turn. `domains` are narrowed in place. The links of
+    every pair's atoms as a constraint on cells, and the atoms; None on a wipe-out. A pair's atoms
+    lie within its facts' (`stated`), so as a constraint on cells they are the facts' met with the closure's."""
     atoms = _atom_tables(d)
     n = len(domains)
     pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
@@ -1031,15 +1042,15 @@ def _path_closure(domains: list[int], binary: dict[Arc, list[str]], arcs: dict[A
         stated[a, b] = reduce(and_, (_code_atoms(code, d) for code in binary.get((a, b), ())), atoms.every)
     closed = np.full((n, n), atoms.every, dtype=np.int64)
     words = _words(domains, atoms.cell_words.shape[2])
-    if not _compiled().path_closure(words, stated, closed, atoms.compose, atoms.converses, atoms.cell_words):
+    size, width = atoms.cell_words.shape[1:]
+    links = n * (n - 1)  # the compiled closure fills them: every variable linked to every other
+    start, to = np.empty(n + 1, dtype=np.int64), np.empty(max(1, links), dtype=np.int64)
+    relations = np.empty((max(1, links), -(-size // 4), 16, width), dtype=np.uint64)
+    if not _compiled().path_closure(words, stated, closed, atoms.compose, atoms.converses, atoms.cell_words, start,
+                                    to, relations):
         return None
     domains[:] = _ints(words)
-    for a, b in pairs:
-        # A pair's atoms lie within its facts' (`stated`), so as a constraint on cells they are the
-        # facts' met with the closure's: one relation per set of atoms, shared by every story.
-        arcs[a, b] = _atoms_relation(int(closed[a, b]), d)
-        arcs[b, a] = _atoms_relation(_converse_atoms(int(closed[a, b]), d), d)
-    return {(a, b): int(closed[a, b]) for a, b in pairs}
+    return Links.laid_out(start, to[:links], relations[:links]), {(a, b): int(closed[a, b]) for a, b in pairs}
 
 
 def _joint_network(unary: list[list[str]], binary: dict[Arc, list[str]],
@@ -1121,13 +1132,12 @@ class Links:
     replacing any fact between them: held as the arrays the compiled propagation reads
     (pipeline.spatial.propagation)."""
 
-    __slots__ = ("neighbours", "start", "to", "relations", "query")
+    __slots__ = ("start", "to", "relations", "query")
 
     def __init__(self, arcs: dict[Arc, _Relation], n: int) -> None:
         by_variable: list[list[tuple[int, _Relation]]] = [[] for _ in range(n)]
         for (a, b), relation in arcs.items():
             by_variable[a].append((b, relation))
-        self.neighbours = [tuple(b for b, _ in links) for links in by_variable]
         self.start = np.array([0, *accumulate(map(len, by_variable))], dtype=np.int64)
         self.to = np.array([b for links in by_variable for b, _ in links], dtype=np.int64)
         tables = [relation.tables for links in by_variable for _, relation in links]
@@ -1137,13 +1147,17 @@ class Links:
             self.relations[k] = table
         self.query: tuple[int, int, np.ndarray, np.ndarray] = (-1, -1, _NO_RELATION, _NO_RELATION)
 
+    @staticmethod
+    def laid_out(start: np.ndarray, to: np.ndarray, relations: np.ndarray,
+                 query: tuple[int, int, np.ndarray, np.ndarray] = (-1, -1, _NO_RELATION, _NO_RELATION)) -> Links:
+        """Links given as the arrays the compiled loops read (`network`), as a closure leaves them."""
+        links = Links.__new__(Links)
+        links.start, links.to, links.relations, links.query = start, to, relations, query
+        return links
+
     def with_query(self, q0: int, qn: int, forward: _Relation, backward: _Relation) -> Links:
         """These links with the constraint between q0 and qn `forward` (seen from q0) and `backward`."""
-        linked = Links.__new__(Links)
-        linked.neighbours, linked.start, linked.to, linked.relations = (self.neighbours, self.start, self.to,
-                                                                        self.relations)
-        linked.query = (q0, qn, forward.tables, backward.tables)
-        return linked
+        return Links.laid_out(self.start, self.to, self.relations, (q0, qn, forward.tables, backward.tables))
 
     @property
     def network(self) -> tuple:

@@ -353,27 +353,52 @@ def _narrow_pair(closed: np.ndarray, p: int, q: int, held: int, queue: np.ndarra
     return True
 
 
-@njit("boolean(uint64[:, ::1], int64[:, ::1], int64[:, ::1], int64[:, ::1], int64[::1], uint64[:, :, ::1])",
+@njit("void(int64[:, ::1], int64[:, ::1], int64[::1], uint64[:, :, ::1], int64[::1], int64[::1], uint64[:, :, :, ::1])",
       cache=True)
+def _atom_links(closed: np.ndarray, built: np.ndarray, converses: np.ndarray, atom_cells: np.ndarray, start: np.ndarray,
+                to: np.ndarray, relations: np.ndarray) -> None:
+    """Every pair's atoms as a constraint on cells, laid out as a network's links (`start`, `to`,
+    `relations`: a's links are to every other variable in order); a relation is made again only where
+    its pair's atoms changed since it was made (`built`)."""
+    n = closed.shape[0]
+    size, width = atom_cells.shape[1], atom_cells.shape[2]
+    relation = np.empty((size, width), np.uint64)
+    for a in range(n + 1):
+        start[a] = a * (n - 1)
+    e = 0
+    for a in range(n):
+        for b in range(n):
+            if a != b:
+                to[e] = b
+                atoms = _atoms_of(closed, a, b, converses)
+                if atoms != built[a, b]:
+                    built[a, b] = atoms
+                    relation[:] = _ZERO
+                    for x in range(atom_cells.shape[0]):
+                        if atoms >> x & 1:
+                            for v in range(size):
+                                for w in range(width):
+                                    relation[v, w] |= atom_cells[x, v, w]
+                    _fill_tables(relation, relations[e])
+                e += 1
+
+
+@njit("boolean(uint64[:, ::1], int64[:, ::1], int64[:, ::1], int64[:, ::1], int64[::1], uint64[:, :, ::1], int64[::1], "
+      "int64[::1], uint64[:, :, :, ::1])", cache=True)
 def path_closure(domains: np.ndarray, stated: np.ndarray, closed: np.ndarray, compose: np.ndarray,
-                 converses: np.ndarray, atom_cells: np.ndarray) -> bool:
+                 converses: np.ndarray, atom_cells: np.ndarray, start: np.ndarray, to: np.ndarray,
+                 relations: np.ndarray) -> bool:
     """Every pair's atoms (`closed`, from all atoms; `stated`: those its facts allow) and the
     domains, narrowed in place to the common fixpoint of arc consistency over cells and path
     consistency over atoms (a pair keeps the atoms some cells of its two domains take, each
     triple's composition narrows them, and a pair's atoms as a constraint on cells narrow the
-    domains); False on a wipe-out. A fixpoint of narrowing operators: the same in any order."""
-    n, width = domains.shape
-    size = atom_cells.shape[1]
+    domains); False on a wipe-out. A fixpoint of narrowing operators: the same in any order.
+    The closed network's links are left in `start`, `to` and `relations` (`_atom_links`)."""
+    n = domains.shape[0]
     pairs = n * (n - 1) // 2
     queue = np.empty((pairs, 2), np.int64)
     waiting = np.zeros((n, n), np.bool_)
     top = np.zeros(1, np.int64)
-    start = np.empty(n + 1, np.int64)
-    to = np.empty(max(1, n * (n - 1)), np.int64)
-    relation = np.empty((size, width), np.uint64)
-    relations = np.zeros((max(1, n * (n - 1)), -(-size // 4), 16, width), np.uint64)
-    for a in range(n + 1):
-        start[a] = a * (n - 1)
     everything = np.arange(n)
     built = np.full((n, n), -1, np.int64)  # the atoms each pair's relation (`relations`) was made from
     while True:
@@ -385,6 +410,7 @@ def path_closure(domains: np.ndarray, stated: np.ndarray, closed: np.ndarray, co
                 if not _narrow_pair(closed, a, b, realised, queue, waiting, top):
                     return False
         if top[0] == 0:
+            _atom_links(closed, built, converses, atom_cells, start, to, relations)
             return True
         while top[0] > 0:
             top[0] -= 1
@@ -401,23 +427,6 @@ def path_closure(domains: np.ndarray, stated: np.ndarray, closed: np.ndarray, co
                         p, q, through = q, p, _converse(through, converses)
                     if not _narrow_pair(closed, p, q, through, queue, waiting, top):
                         return False
-        e = 0
-        for a in range(n):
-            for b in range(n):
-                if a != b:
-                    to[e] = b
-                    atoms = _atoms_of(closed, a, b, converses)
-                    if atoms == built[a, b]:  # the pair's relation is still the one made before
-                        e += 1
-                        continue
-                    built[a, b] = atoms
-                    relation[:] = _ZERO
-                    for x in range(atom_cells.shape[0]):
-                        if atoms >> x & 1:
-                            for v in range(size):
-                                for w in range(width):
-                                    relation[v, w] |= atom_cells[x, v, w]
-                    _fill_tables(relation, relations[e])
-                    e += 1
+        _atom_links(closed, built, converses, atom_cells, start, to, relations)
         if not propagate(domains, start, to, relations, -1, -1, relations[0], relations[0], everything):
             return False
