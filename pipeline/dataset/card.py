@@ -53,12 +53,12 @@ def room_stats(kind: Kind, questions: Sequence[Mapping], room_type: str) -> Stat
     """One room's counts for one configuration of `kind`; rooms add up (`Stats.__add__`).
 
     `questions` are the room's questions as their file holds them (plain values: a dict each, lists;
-    at least the fields COUNTED, and PICTURED or FRAMED for those kinds), none if the room was
-    skipped. What each kind counts is its own section of `Stats`: every kind its settings, an image
-    kind (Kind.images) its images and pair questions, a kind whose row record is an AgentItem its
-    framings, a kind asking for maps (MAP questions, Kind.questions) its maps instead of settings.
-    Counts only (tightness in millionths), so that merging shards in any grouping gives
-    the same sums.
+    at least the fields COUNTED, "topology" only where `counts_topology`, and PICTURED or FRAMED for
+    those kinds), none if the room was skipped. What each kind counts is its own section of `Stats`:
+    every kind its settings, an image kind (Kind.images) its images and pair questions, a kind whose
+    row record is an AgentItem its framings, a kind asking for maps (MAP questions, Kind.questions)
+    its maps instead of settings. Counts only (tightness in millionths), so that merging shards in
+    any grouping gives the same sums.
     """
     stats = Stats(rooms=int(bool(questions)), skipped_rooms=int(not questions), rows=len(questions),
                   room_types={room_type: 1} if questions else {})
@@ -101,10 +101,17 @@ def count_setting(stats: Stats, row: Mapping) -> None:
     setting.path_decides = (setting.path_decides or 0) + int(row["path_decides"])
     setting.layout_decides = (setting.layout_decides or 0) + int(row["layout_decides"])
     setting.tightness_millionths = (setting.tightness_millionths or 0) + round(row["tightness"] * 1e6)
-    if row["setting"] == SETTINGS[0] and row["view"] == "top_down":  # the room's one: its hops and topology
+    if counts_topology(row):
         count(stats.hops, str(row["hops"]))
         for fact in row["topology"]:
             count(stats.topology, fact["relation"])
+
+
+def counts_topology(row: Mapping) -> bool:
+    """Whether `room_stats` counts this question's hops and footprint topology: the room's one, an FR pair
+    question of the first setting seen from above (the build reads the topology of these rows alone)."""
+    return (row["question_type"] not in ("YN", MAP_QUESTION) and row["form"] == RELATION_FORM
+            and row["setting"] == SETTINGS[0] and row["view"] == "top_down")
 
 
 def count_map(stats: Stats, row: Mapping) -> None:
