@@ -249,8 +249,11 @@ def yn_question(answers: Mapping[Pair, AnswerSet], codes: Sequence[str], rng: Ra
 
     def offering(code: str, group: list[Pair]) -> list[Pair]:
         return group if offered is None else [p for p in group if code in offered[p]]
-    both = [(code, group) for code in codes for group in groups.values()
-            if allowed((code,), [answers[p] for p in offering(code, group)])]
+
+    def splits(code: str, group: list[Pair]) -> bool:
+        """Whether both answers to `code` are had among the pairs of `group` that offer it (`allowed`)."""
+        return len({code in answers[p] for p in offering(code, group)}) == 2
+    both = [(code, group) for code in codes for group in groups.values() if splits(code, group)]
     if not both:
         return Drawn(rng.choice(list(answers)), rng.choice(list(codes)), fallback=True)
     candidate = rng.choice(list(dict.fromkeys(code for code, _ in both)))
