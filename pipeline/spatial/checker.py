@@ -885,17 +885,26 @@ def _axis_answer(
     minimum of two solutions of a constraint is one too), and for min-closed constraints arc
     consistency decides satisfiability: if no domain is empty, every variable at its least
     value is a solution (Jeavons and Cooper 1995, "Tractable constraints on ordered domains").
-    The query "sign is s" is min-closed too, so each sign costs one propagation.
+    The query "sign is s" is min-closed too, so each sign costs one propagation (the three in
+    one compiled call, `propagation.query_survivors`).
     """
     domains, arcs, links, consistent = _axis_network(unary_domains, pair_signs, d)
     if not consistent:
         return frozenset()
-    signs = set()
-    for s in _SIGN_VALUES:
-        forward, backward = _axis_relation((s,), d), _axis_relation((-s,), d)
-        if _propagate(list(domains), _with_query(links, arcs, q0, qn, forward, backward), (q0, qn)):
-            signs.add(s)
-    return frozenset(signs)
+    forwards, backwards = _sign_tables(d) if (q0, qn) not in arcs else (
+        # each sign met with the fact on the pair, as `_with_query` meets a query with it
+        np.stack([_meet([arcs[pair], _axis_relation((sign * s,), d)]).tables for s in _SIGN_VALUES])
+        for pair, sign in (((q0, qn), 1), ((qn, q0), -1)))
+    held = _compiled().query_survivors(links.words(domains), links.start, links.to, links.relations, q0, qn,
+                                       forwards, backwards)
+    return frozenset(s for k, s in enumerate(_SIGN_VALUES) if held >> k & 1)
+
+
+@lru_cache(maxsize=None)
+def _sign_tables(d: int) -> tuple[np.ndarray, np.ndarray]:
+    """The queries "the sign of x_q0 - x_qn is s", s in _SIGN_VALUES' order, as `query_survivors` reads
+    them: seen from q0, and from qn."""
+    return tuple(np.stack([_axis_relation((sign * s,), d).tables for s in _SIGN_VALUES]) for sign in (1, -1))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -146,6 +146,23 @@ def propagate(domains: np.ndarray, start: np.ndarray, to: np.ndarray, relations:
     return True
 
 
+@njit("int64(uint64[:, ::1], int64[::1], int64[::1], uint64[:, :, :, ::1], int64, int64, uint64[:, :, :, ::1], "
+      "uint64[:, :, :, ::1])", cache=True)
+def query_survivors(domains: np.ndarray, start: np.ndarray, to: np.ndarray, relations: np.ndarray, q0: int, qn: int,
+                    forwards: np.ndarray, backwards: np.ndarray) -> int:
+    """The queries k (a bitset) whose constraint between q0 and qn (`forwards[k]` seen from q0,
+    `backwards[k]` from qn, as `tables`) leaves these arc consistent domains without a wipe-out,
+    each propagated from them alone."""
+    trial = np.empty_like(domains)
+    changed = np.array([q0, qn], np.int64)
+    found = 0
+    for k in range(forwards.shape[0]):
+        trial[:] = domains
+        if propagate(trial, start, to, relations, q0, qn, forwards[k], backwards[k], changed):
+            found |= 1 << k
+    return found
+
+
 @njit("int64(uint64[::1])", cache=True)
 def _count(values: np.ndarray) -> int:
     total = 0
