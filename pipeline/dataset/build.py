@@ -180,7 +180,7 @@ class RoomResult:
     item_seconds: float
     family_seconds: Counter = field(default_factory=Counter)  # of item_seconds, per configuration family
     spilled: bytes | None = None  # `packed` without a file to write: the text rows as the file SpilledRoom writes
-    batches: dict[str, range] | None = None  # the record batches of each text output in `spilled`
+    batches: dict[str, range] | None = None  # the record batches of each text output in its file (or `spilled`)
 
     def table(self, name: str) -> pa.Table:
         """One output's rows: its own table, or a slice of `texts` (made here, not in the worker: a

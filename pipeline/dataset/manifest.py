@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from pipeline.errors import RoomspaceError
-from pipeline.files import write_json
+from pipeline.files import write_atomic
 from pipeline.text.kinds import parse
 from pipeline.typed_json import JSONMismatch, from_json, to_json
 
@@ -206,9 +206,28 @@ def _shard_entry(out: Path, key: str, entry: object) -> ShardEntry:
 
 
 def write_manifest(out: Path, manifest: dict) -> None:
-    """Write `manifest` (`read_manifest`'s shape: shard entries as records)."""
-    shards = {key: to_json(entry) for key, entry in manifest["shards"].items()}
-    write_json(out / MANIFEST, {**manifest, "shards": shards})
+    """Write `manifest` (`read_manifest`'s shape: shard entries as records) as `files.write_json` writes
+    its JSON, each shard's entry laid out once (`_entry_text`): a build writes its manifest after every
+    shard, and laying out every entry again each time took a 10K build about 8 s of its main process."""
+    head = json.dumps({**manifest, "shards": {}}, indent=2, sort_keys=True)
+    shards = ",\n".join(f"    {json.dumps(key)}: {_entry_text(key, entry)}"
+                         for key, entry in sorted(manifest["shards"].items()))
+    text = head.replace(_NO_SHARDS, f'\n  "shards": {{\n{shards}\n  }}', 1) if shards else head
+    write_atomic(out / MANIFEST, lambda target: target.write_text(text + "\n", encoding="utf-8"))
+
+
+_NO_SHARDS = '\n  "shards": {}'  # where the entries go in the manifest's text laid out without them
+# Each shard key's entry and its text as it stands in the manifest (two levels in: its lines after the
+# first indented by four spaces more than alone), held while the manifest holds the same record: a
+# written shard's entry is never changed, and a manifest read again holds new records.
+_entry_texts: dict[str, tuple[ShardEntry, str]] = {}
+
+
+def _entry_text(key: str, entry: ShardEntry) -> str:
+    held = _entry_texts.get(key)
+    if held is None or held[0] is not entry:
+        held = _entry_texts[key] = entry, json.dumps(to_json(entry), indent=2, sort_keys=True).replace("\n", "\n    ")
+    return held[1]
 
 
 def build_configs(manifest: dict) -> tuple[str, ...]:

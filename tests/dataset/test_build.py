@@ -13,13 +13,14 @@ from conftest import SCENE_SEED as SEED
 
 from pipeline.dataset.build import BuildPlan, build
 from pipeline.dataset.hub import push, upload_plan
-from pipeline.dataset.manifest import MANIFEST
+from pipeline.dataset.manifest import MANIFEST, read_manifest, write_manifest
 from pipeline.dataset.rows import FEATURES, ROW_SCHEMA, check_row, read_rows, to_row
 from pipeline.dataset.validate import validate
 from pipeline.errors import RoomspaceError
 from pipeline.scene.scene_file import load_scene, scene_path
 from pipeline.text.configs import DEFAULT_CONFIGS, Config, parse_configs
 from pipeline.text.items import ROWS_PER_ROOM, room_items
+from pipeline.typed_json import to_json
 
 ROOMS = 6
 
@@ -89,6 +90,24 @@ def test_smaller_build_is_a_prefix_of_a_larger_one(built, scenes, tmp_path):
         large = read_rows(sorted(built.glob(f"data/{config.name}/*.parquet")))
         prefix = read_rows(sorted(small.glob(f"data/{config.name}/*.parquet")))
         assert prefix == [row for row in large if row["room_index"] < 4]
+
+
+def test_the_manifest_is_written_as_its_json_laid_out_whole(built, tmp_path):
+    """write_manifest lays out each shard's entry once and reuses it while the manifest holds the same
+    record: its text is still the whole manifest's indented JSON, with a new entry, a replaced one and none."""
+    manifest = read_manifest(built)
+    entry = next(iter(manifest["shards"].values()))
+
+    def laid_out_whole() -> str:
+        return json.dumps({**manifest, "shards": {key: to_json(e) for key, e in manifest["shards"].items()}},
+                          indent=2, sort_keys=True) + "\n"
+
+    for change in ({"10": entry}, {"2": dataclasses.replace(entry, rooms=(2, 3))}, None):
+        manifest["shards"] = {} if change is None else {**manifest["shards"], **change}
+        write_manifest(tmp_path, manifest)
+        assert (tmp_path / MANIFEST).read_text(encoding="utf-8") == laid_out_whole()
+    assert (built / MANIFEST).read_text(encoding="utf-8") == json.dumps(
+        json.loads((built / MANIFEST).read_text(encoding="utf-8")), indent=2, sort_keys=True) + "\n"
 
 
 def test_shards_are_resumed_and_a_damaged_shard_redone(scenes, tmp_path):
