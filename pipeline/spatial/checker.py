@@ -310,14 +310,13 @@ def propagated_answer(facts: Iterable[Fact], variables: Sequence[str], query: tu
 def _propagated(facts: frozenset[Constraint], variables: tuple[str, ...], query: tuple[str, str], d: int,
                 exact: frozenset[str] | None) -> frozenset[str]:
     unary, binary, ((q0, qn),) = _network(facts, variables, (query,))
-    (i_domains, (i_signs,)), (j_domains, (j_signs,)) = (_solve_axis(axis, unary, binary, [(q0, qn)], d)
-                                                        for axis in (0, 1))
+    (_, (i_signs,)), (_, (j_signs,)) = (_solve_axis(axis, unary, binary, [(q0, qn)], d) for axis in (0, 1))
     candidates = _axis_product(i_signs, j_signs)
     if not _coupled(facts) or not candidates or candidates == exact:
         return candidates  # the axes are exact on facts that do not couple them
     known, held = frozenset(), candidates
     if exact is not None:  # its directions: no propagation wipes them out
-        network = _joint_network(unary, binary, (i_domains, j_domains), d)
+        network = _story(facts, variables, d).network  # the joint network, made once for every pair asked
         if network is None:
             return frozenset()
         known = candidates & exact
