@@ -254,12 +254,13 @@ def _answers(facts: frozenset[Constraint], variables: tuple[str, ...], queries: 
     """The answer of each query (a pair of the variables): every direction its pair takes in some
     solution of the facts; the `solved` ones are known to, and none lies outside `within`."""
     unary, binary, pairs = _network(facts, variables, queries)
-    (i_domains, i_signs), (j_domains, j_signs) = (_solve_axis(axis, unary, binary, pairs, d) for axis in (0, 1))
+    (_, i_signs), (_, j_signs) = (_solve_axis(axis, unary, binary, pairs, d) for axis in (0, 1))
     answers = [frozenset(code for code in _axis_product(i, j) if code in held)
                for i, j, held in zip(i_signs, j_signs, within)]
     sought = [k for k, candidates in enumerate(answers) if candidates != solved[k]]
     if _coupled(facts) and sought:
-        joint = _solve_joint(unary, binary, (i_domains, j_domains), [answers[k] for k in sought],
+        # the story's joint network, made once for its answers and R2's (`_propagated`)
+        joint = _solve_joint(_story(facts, variables, d).network, [answers[k] for k in sought],
                              [solved[k] for k in sought], [pairs[k] for k in sought], d)
         for k, answer in zip(sought, joint):
             answers[k] = answer
@@ -1091,18 +1092,15 @@ def _story_network(unary: list[list[str]], binary: dict[Arc, list[str]], d: int
 
 
 def _solve_joint(
-    unary: list[list[str]],
-    binary: dict[Arc, list[str]],
-    axis_domains: tuple[tuple[int, ...], tuple[int, ...]],
+    network: tuple[list[int], dict[Arc, _Relation], Links] | None,
     candidates: Sequence[frozenset[str]],
     solved: Sequence[frozenset[str]],
     pairs: Sequence[tuple[int, int]],
     d: int,
 ) -> list[frozenset[str]]:
-    """The directions of each query pair over all solutions of the facts, by search over cells,
-    within the pair's candidates; the `solved` ones are known to have solutions. Every solution
-    found settles its direction for every pair."""
-    network = _joint_network(unary, binary, axis_domains, d)
+    """The directions of each query pair over all solutions of the facts (their joint network,
+    `_joint_network`), by search over cells, within the pair's candidates; the `solved` ones are
+    known to have solutions. Every solution found settles its direction for every pair."""
     if network is None:
         return [frozenset()] * len(pairs)
     domains, arcs, links = network
