@@ -28,7 +28,6 @@ from pipeline.dataset.manifest import (DATASET_SPLIT, MapCounts, PairCounts, Que
                                        data_folder)
 from pipeline.dataset.rows import features_of_config
 from pipeline.dataset.vision import IMAGE_OF_STORY
-from pipeline.parallel import ordered_map
 from pipeline.spatial.facts import HARD_SETTINGS, SETTINGS
 from pipeline.spatial.ladder import REASONERS
 from pipeline.spatial.relations import DIRECTIONS
@@ -355,22 +354,14 @@ def task_categories(configs: Sequence[str]) -> list[str]:
 class ConfigSize:
     """The bytes of one configuration as the Hub and `datasets` report them."""
 
-    download: int = 0  # its Parquet files on disk: what a user downloads
-    arrow: int = 0  # its rows held as Arrow tables: what `load_dataset` writes to its cache
-    rows: int = 0  # its rows: a question each
-
-    def __add__(self, other: ConfigSize) -> ConfigSize:
-        return ConfigSize(self.download + other.download, self.arrow + other.arrow, self.rows + other.rows)
+    download: int  # its Parquet files on disk: what a user downloads
+    arrow: int  # its rows held as Arrow tables: what `load_dataset` writes to its cache
+    rows: int  # its rows: a question each
 
 
 def config_size(files: Sequence[Path], config: str | None = None) -> ConfigSize:
     """The sizes of one configuration's Parquet files (`config`'s rows only, in its columns, where a
-    file holds other configurations' too: pipeline.dataset.layout), each file's `file_size` added up."""
-    return sum((file_size(path, config) for path in files), ConfigSize())
-
-
-def file_size(path: Path, config: str | None = None) -> ConfigSize:
-    """The sizes of one file of a configuration (`config_size`).
+    file holds other configurations' too: pipeline.dataset.layout).
 
     `arrow` is measured as `datasets` measures it, by reading: its Parquet builder reads a file
     in batches of the first row group's rows (a shard is one row group), casts each to the
@@ -381,37 +372,23 @@ def file_size(path: Path, config: str | None = None) -> ConfigSize:
     n5_m4_d144; the read sums matched `load_dataset`'s `num_bytes` to the byte. The read goes one
     row group at a time (memory: one shard), at about 0.4 GB/s of Arrow for text shards on 2 cores.
     """
-    arrow = rows = 0
-    parquet = pq.ParquetFile(path)
-    columns, shared = config_columns(parquet.schema_arrow, config, str(path))
-    for group in range(parquet.num_row_groups):
-        if shared:  # as `datasets` reads it: the card's `filters` and `columns` (`shared_reading`)
-            with open(path, "rb") as file:
-                fragment = ds.ParquetFileFormat().make_fragment(file).subset(row_group_ids=[group])
-                tables = [pa.Table.from_batches([batch]) for batch in fragment.to_batches(
-                    batch_size=fragment.row_groups[0].num_rows, columns=columns, filter=pc.field(CONFIG) == config,
-                    batch_readahead=0, fragment_readahead=0)]
-        else:
-            tables = [parquet.read_row_group(group)]
-        rows += sum(table.num_rows for table in tables)
-        arrow += sum(table.nbytes for table in tables)
-    return ConfigSize(Path(path).stat().st_size, arrow, rows)
-
-
-def _file_size(task: tuple[Path, str]) -> ConfigSize:
-    return file_size(*task)
-
-
-def sizes_of(files: Mapping[str, Mapping[str, Sequence[Path]]], workers: int = 1) -> dict[str, dict[str, ConfigSize]]:
-    """`config_size` of each configuration's files per split, the files read by `workers` processes at
-    once (a 10K build's 600 files took its card about 18 s on one core)."""
-    listed = [(config, split, path) for config, by_split in files.items() for split, paths in by_split.items()
-              for path in paths]
-    sizes = {config: {split: ConfigSize() for split in by_split} for config, by_split in files.items()}
-    measured = ordered_map(_file_size, [(path, config) for config, _, path in listed], workers)
-    for (config, split, _), size in zip(listed, measured):
-        sizes[config][split] += size
-    return sizes
+    download = arrow = rows = 0
+    for path in files:
+        download += Path(path).stat().st_size
+        parquet = pq.ParquetFile(path)
+        columns, shared = config_columns(parquet.schema_arrow, config, str(path))
+        for group in range(parquet.num_row_groups):
+            if shared:  # as `datasets` reads it: the card's `filters` and `columns` (`shared_reading`)
+                with open(path, "rb") as file:
+                    fragment = ds.ParquetFileFormat().make_fragment(file).subset(row_group_ids=[group])
+                    tables = [pa.Table.from_batches([batch]) for batch in fragment.to_batches(
+                        batch_size=fragment.row_groups[0].num_rows, columns=columns, filter=pc.field(CONFIG) == config,
+                        batch_readahead=0, fragment_readahead=0)]
+            else:
+                tables = [parquet.read_row_group(group)]
+            rows += sum(table.num_rows for table in tables)
+            arrow += sum(table.nbytes for table in tables)
+    return ConfigSize(download, arrow, rows)
 
 
 def data_files(config: str, splits: Sequence[str]) -> list[dict]:
@@ -541,10 +518,10 @@ def dataset_card(name: str, seed: int, rooms: Mapping[str, int], stats_by_split:
     configuration; `files` are each configuration's Parquet files per split (for the byte sizes the
     header declares); `houses` is the training splits' house check (pipeline.dataset.build.check_houses);
     `renderer` what rendered the images, where not the offline renderer (its settings in words);
-    `workers` the processes reading the files' sizes (`sizes_of`) and auditing (`audit_section`) may use."""
+    `workers` the processes the audit may use (`audit_section`)."""
     stats_by_config = stats_by_split[DATASET_SPLIT]
     configs = list(stats_by_config)
-    sizes = sizes_of({c: {split: files[c][split] for split in stats_by_split} for c in configs}, workers)
+    sizes = {c: {split: config_size(files[c][split], c) for split in stats_by_split} for c in configs}
     header = card_yaml(configs, name, sizes)
     body = Template(data_text("card.md")).substitute(
         name=name, seed=seed, rooms=rooms[DATASET_SPLIT], configs=", ".join(f"`{c}`" for c in configs), first=configs[0],
