@@ -247,17 +247,18 @@ class SpilledRoom:
         return cls(result.index, path, result.batches, result.own_tables, result.stats)
 
     def table(self, name: str) -> pa.Table:
-        if name in self.own_tables:
-            return self.own_tables[name]
-        return pa.Table.from_batches([self._reader.get_batch(k) for k in self.batches[name]],
-                                     schema=self._reader.schema)
+        return self.own_tables[name] if name in self.own_tables else self._text_tables[name]
 
     @cached_property
-    def _reader(self) -> pa.ipc.RecordBatchFileReader:
-        """The file read once for all its text outputs, mapped: opening it again for each, its footer
-        read every time, took a fifth of a shard's writing. A batch read is a view of the mapping,
-        holding nothing in memory; the file may be removed while mapped."""
-        return pa.ipc.open_file(pa.memory_map(str(self.path)))
+    def _text_tables(self) -> dict[str, pa.Table]:
+        """Every text output's rows, the file read once, mapped: opening it again for each output, its
+        footer read every time, took a fifth of a shard's writing. A table is a view of the mapping,
+        holding nothing in memory; the file is closed at once (the mapping lasts while a table refers
+        to it), so a shard of many rooms holds no file open, and the file may be removed."""
+        with pa.memory_map(str(self.path)) as source:
+            reader = pa.ipc.open_file(source)
+            return {name: pa.Table.from_batches([reader.get_batch(k) for k in batches], schema=reader.schema)
+                    for name, batches in self.batches.items()}
 
 
 class RoomWork:

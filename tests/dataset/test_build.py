@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import SCENE_SEED as SEED
 
-from pipeline.dataset.build import BuildPlan, build
+from pipeline.dataset.build import BuildPlan, SpilledRoom, build, room_job
 from pipeline.dataset.hub import push, upload_plan
 from pipeline.dataset.manifest import MANIFEST, read_manifest, write_manifest
 from pipeline.dataset.rows import FEATURES, ROW_SCHEMA, check_row, read_rows, to_row
@@ -38,6 +38,21 @@ def built(scenes, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("one") / "roomspace-test"
     build(plan(), scenes, out, workers=1, progress=False)
     return out
+
+
+def test_a_spilled_room_is_read_once_and_holds_no_file_open(scenes, tmp_path):
+    """A shard reads its rooms' spilled rows for every configuration: a file left open per room would
+    stop a build of large shards (--shard-rooms) at the system's limit of open files."""
+    outputs = plan().outputs
+    result = room_job(SEED, 0, scenes, outputs)
+    expected = {output.name: result.table(output.name) for output in outputs}
+    path = tmp_path / "room.tmp"
+    opened = len(list(Path("/proc/self/fd").iterdir()))
+    rooms = [SpilledRoom.of(room_job(SEED, 0, scenes, outputs).packed(path if k else None), path) for k in range(2)]
+    read = [{name: room.table(name) for name in expected} for room in rooms]
+    path.unlink()  # as a written shard's rooms are: what was read stays readable
+    assert len(list(Path("/proc/self/fd").iterdir())) == opened
+    assert all(tables[name].equals(expected[name]) for tables in read for name in expected)
 
 
 def test_same_bytes_with_two_workers_and_again(built, scenes, tmp_path):
