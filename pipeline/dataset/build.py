@@ -252,9 +252,10 @@ class SpilledRoom:
     @cached_property
     def _text_tables(self) -> dict[str, pa.Table]:
         """Every text output's rows, the file read once, mapped: opening it again for each output, its
-        footer read every time, took a fifth of a shard's writing. A table is a view of the mapping,
-        holding nothing in memory; the file is closed at once (the mapping lasts while a table refers
-        to it), so a shard of many rooms holds no file open, and the file may be removed."""
+        footer read every time, took a fifth of a shard's writing. A table is a view of the mapping, its
+        pages the file's, which the system may drop and read again (not rows held in memory); the file
+        is closed at once (the mapping lasts while a table refers to it), so a shard of many rooms holds
+        no file open, and the file may be removed."""
         with pa.memory_map(str(self.path)) as source:
             reader = pa.ipc.open_file(source)
             return {name: pa.Table.from_batches([reader.get_batch(k) for k in batches], schema=reader.schema)
