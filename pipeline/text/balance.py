@@ -227,8 +227,7 @@ def _level_axes(code: str) -> int:
 def allowed(codes: Sequence[str], answers: Sequence[AnswerSet]) -> list[str]:
     """The codes, in order, that both answers allow among these answer sets: one holds the code,
     another does not (a YN question's candidates, `yn_question`)."""
-    return [code for code in codes if any(code in answer for answer in answers)
-            and any(code not in answer for answer in answers)]
+    return [code for code in codes if len({code in answer for answer in answers}) == 2]
 
 
 def yn_question(answers: Mapping[Pair, AnswerSet], codes: Sequence[str], rng: Random,
@@ -249,11 +248,8 @@ def yn_question(answers: Mapping[Pair, AnswerSet], codes: Sequence[str], rng: Ra
 
     def offering(code: str, group: list[Pair]) -> list[Pair]:
         return group if offered is None else [p for p in group if code in offered[p]]
-
-    def splits(code: str, group: list[Pair]) -> bool:
-        """Whether both answers to `code` are had among the pairs of `group` that offer it (`allowed`)."""
-        return len({code in answers[p] for p in offering(code, group)}) == 2
-    both = [(code, group) for code in codes for group in groups.values() if splits(code, group)]
+    both = [(code, group) for code in codes for group in groups.values()
+            if allowed((code,), [answers[p] for p in offering(code, group)])]
     if not both:
         return Drawn(rng.choice(list(answers)), rng.choice(list(codes)), fallback=True)
     candidate = rng.choice(list(dict.fromkeys(code for code, _ in both)))
