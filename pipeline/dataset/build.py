@@ -157,8 +157,8 @@ class BuildPlan:
         again, so that names out of card order or a kind without what it is made from give other
         `names`. A name that is no configuration is a RoomspaceError."""
         bases: dict[str, list[Config]] = {}
-        for name in identity["configs"]:
-            kind, config = parse(name)
+        for written in identity["configs"]:
+            kind, config = parse(written)
             bases.setdefault(kind.name, []).append(config)
         added = {kind: chosen for kind, chosen in bases.items() if KINDS[kind].option}
         return cls.asked(name, identity["seed"], identity["rooms"], bases.get(BASE.name, ()), added,

@@ -42,6 +42,7 @@ def test_the_build_writes_the_agent_configuration_beside_its_base(built, scenes,
     identity = read_manifest(built)["identity"]
     assert identity["configs"] == [BASE, f"vision_{BASE}", AGENTS, VISION_AGENTS]
     assert BuildPlan.from_identity(identity).identity() == identity
+    assert BuildPlan.from_identity(identity, built.name).name == built.name  # not the last configuration's
     path = shard_path(BASE, 0)
     assert (built / path).read_bytes() == (plain / path).read_bytes()  # the base configuration is untouched
     rows = list(open_rows(built).rows([AGENTS]))

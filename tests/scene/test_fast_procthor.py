@@ -58,9 +58,10 @@ def test_same_rectangles_in_the_same_order(seed, holes):
     assert merge_rounds(rects, join_neighboring_rectangles) == merge_rounds(rects, STOCK_JOIN)
 
 
-def test_merged_rectangles_named_by_their_rank_when_codes_and_visits_overflow_one_key(monkeypatch):
-    """Above 2^63 the merged rectangles are numbered by np.unique before joining their visits: the same rounds."""
-    monkeypatch.setattr(rectangles, "INT64_KEYS_BELOW", 0)
+def test_merged_rectangles_named_by_their_rank_past_the_dense_numbering(monkeypatch):
+    """Past DENSE_RECTANGLES the merged rectangles are numbered by np.unique before their first visits are found:
+    the same rounds."""
+    monkeypatch.setattr(rectangles, "DENSE_RECTANGLES", 0)
     polygon = free_space(5, 3)
     rects = polygon.get_neighboring_rectangles()
     assert merge_rounds(rects, join_neighboring_rectangles) == merge_rounds(rects, STOCK_JOIN)

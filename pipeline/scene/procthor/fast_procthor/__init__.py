@@ -17,10 +17,10 @@ ones). Each item names the module of this package that holds it.
    and one x-value in common: one edge key in common. Sorting the 4n edge keys finds all the
    pairs at once, and the pairs in (rect1, rect2) order are exactly the stock visiting order.
    Inserting only each merged rectangle's first occurrence leaves a set as inserting them all
-   does (adding a present element changes nothing); one sort of one int64 key per pair (the
-   merged rectangle's four codes, then the pair's place in the visiting order) puts each merged
-   rectangle's visits together, its first one first, and a sort of those first visits gives
-   the order of insertion.
+   does (adding a present element changes nothing); each merged rectangle's first visit is the
+   least visit of its pairs (`np.minimum.at` over the rectangles its codes can name, a coordinate's
+   code its rank among its axis's values, looked up in the first round's values in the later rounds
+   of `get_all_rectangles`), and a sort of those first visits gives the order of insertion.
 2. `AssetGroupGenerator._set_dimensions` (`asset_groups`), which builds one pandas DataFrame per
    asset of a group to find its widest and deepest assets and its height, then samples two
    placements of the group for their bounds, for every group of every house: the same choices

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from functools import lru_cache
+from itertools import chain
 
 import numpy as np
 import procthor.generation.objects as procthor_objects
@@ -15,31 +16,32 @@ Rect = tuple[float, float, float, float]  # (x0, z0, x1, z1)
 STOCK_JOIN = OrthogonalPolygon._join_neighboring_rectangles
 STOCK_SAMPLE_NEXT_RECTANGLE = ProceduralRoom.sample_next_rectangle
 ALL_RECTANGLES_KEPT = 64  # polygons whose rectangles are remembered (the last house's, in practice)
-INT64_KEYS_BELOW = 2 ** 63  # a join's keys: a merged rectangle's four codes below v, then its visit below n^2
+DENSE_RECTANGLES = 2 ** 20  # a join numbers merged rectangles among all those its codes can name up to this many
 COPY_ORDER_MIN = 8  # from here on, `rects - {r}` iterates in the order of `rects.copy()`
 
 
-def _pairs_sharing_an_edge(codes: np.ndarray, v: int) -> tuple[np.ndarray, np.ndarray]:
+def _pairs_sharing_an_edge(codes: list[np.ndarray], a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
     """(rect1, rect2) index arrays of the ordered pairs of rectangles that share two corners, in no set order.
 
-    `codes` holds each rectangle's (x0, z0, x1, z1) as integer codes below `v`. Edge keys:
-    (x-interval, z) for the bottom and top edges, (z-interval, x) offset by v^3 for the sides;
-    2 v^3 fits in an int64 for any v below a million (n rectangles have at most 4n codes).
+    `codes` holds the columns x0, z0, x1, z1 of the rectangles as integer codes, x-values below `a`
+    and z-values below `b`. Edge keys: (x-interval, z) for the bottom and top edges, below a^2 b,
+    and (z-interval, x) offset by a^2 b for the sides (int64 for a and b below a million).
     """
-    n = len(codes)
-    x0, z0, x1, z1 = codes.T
-    keys = np.concatenate([(x0 * v + x1) * v + z0, (x0 * v + x1) * v + z1,
-                           ((v + z0) * v + z1) * v + x0, ((v + z0) * v + z1) * v + x1])
+    x0, z0, x1, z1 = codes
+    n = len(x0)
+    keys = np.concatenate([(x0 * a + x1) * b + z0, (x0 * a + x1) * b + z1,
+                           a * a * b + (z0 * b + z1) * a + x0, a * a * b + (z0 * b + z1) * a + x1])
     by_key = np.argsort(keys)
     keys, owner = keys[by_key], by_key % n
-    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-    lengths = np.diff(np.r_[starts, len(keys)])
+    starts = np.flatnonzero(np.diff(keys, prepend=-1))
+    lengths = np.diff(starts, append=len(keys))
     starts, lengths = starts[lengths > 1], lengths[lengths > 1]
     # every ordered pair of entries within one run of equal keys
-    member = np.repeat(starts, lengths) + _offsets(lengths)
+    within = _offsets(lengths)
+    member = np.repeat(starts, lengths) + within
     run_length = np.repeat(lengths, lengths)
     rect1 = owner[np.repeat(member, run_length)]
-    rect2 = owner[np.repeat(member - _offsets(lengths), run_length) + _offsets(run_length)]
+    rect2 = owner[np.repeat(member - within, run_length) + _offsets(run_length)]
     distinct = rect1 != rect2  # a rectangle's four edge keys differ: only an entry with itself repeats
     return rect1[distinct], rect2[distinct]
 
@@ -62,28 +64,60 @@ def _merged(table: list[np.ndarray], codes: list[np.ndarray], rect1: np.ndarray,
     return [np.where(wins, table[c2][rect2], table[c1][rect1]) for c2, c1, wins in sides]
 
 
+def _merged_codes(codes: list[np.ndarray], rect1: np.ndarray, rect2: np.ndarray) -> list[np.ndarray]:
+    """`_merged(codes, codes, rect1, rect2)` for pairs that share two corners, in fewer steps.
+
+    Such a pair has the same x-interval, or an x-value in common, so x1_1 >= x0_0 and the merge's
+    x0 is rect1's; each other side is the least or greatest code of the two.
+    """
+    x0, z0, x1, z1 = codes
+    return [x0[rect1], np.minimum(z0[rect1], z0[rect2]), np.maximum(x1[rect1], x1[rect2]),
+            np.maximum(z1[rect1], z1[rect2])]
+
+
 def join_neighboring_rectangles(self: OrthogonalPolygon, rects: set[Rect]) -> set[Rect]:
-    if len(rects) < COPY_ORDER_MIN:
-        return STOCK_JOIN(self, rects)
-    corners = np.array(list(rects.copy()), dtype=float)  # rows (x0, z0, x1, z1) in visiting order
-    values, codes = np.unique(corners, return_inverse=True)  # codes keep the order of the values
-    n, v = corners.shape[0], len(values)
-    codes = codes.reshape(corners.shape).astype(np.int64)
-    rect1, rect2 = _pairs_sharing_an_edge(codes, v)
-    columns, code_columns = list(corners.T.copy()), list(codes.T.copy())
-    x0, z0, x1, z1 = _merged(code_columns, code_columns, rect1, rect2)
-    if v ** 4 * n * n < INT64_KEYS_BELOW:  # the merged rectangle's four codes and the visit in one key
-        merged = ((x0 * v + z0) * v + x1) * v + z1
-    else:  # n^4 bounds n^2 times the number of pairs: below 2^63 for n < 55,000
-        _, merged = np.unique(np.column_stack([x0, z0, x1, z1]), axis=0, return_inverse=True)
-        merged = merged.reshape(-1)
-    visit = rect1 * n + rect2  # the stock visiting order
-    keys = np.sort(merged * (n * n) + visit)  # each merged rectangle's visits together, the first first
-    merged = keys // (n * n)
-    first_visits = np.sort(keys[np.r_[True, merged[1:] != merged[:-1]]] % (n * n))
-    out: set[Rect] = set()
-    out.update(map(tuple, np.column_stack(_merged(columns, code_columns, first_visits // n, first_visits % n)).tolist()))
-    return out - rects
+    return _joined(self, rects, None)[0]
+
+
+Grid = tuple[np.ndarray, np.ndarray]  # the sorted distinct x-values and z-values that rectangles' codes index
+
+
+def _joined(self: OrthogonalPolygon, rects: set[Rect], grid: Grid | None) -> tuple[set[Rect], Grid | None]:
+    """The stock join of `rects`, and the Grid its rectangles' codes index.
+
+    `grid`, when given, holds every coordinate of `rects` (as get_all_rectangles' rounds do: a
+    merged rectangle's coordinates are taken from the two it merges), so that codes are looked up
+    in it rather than found by sorting the coordinates again; a coordinate's code is its rank
+    among its axis's values either way (0.0 and -0.0 are one value, as the merge's comparisons take
+    them). Each merged rectangle's first visit is the least visit of the pairs giving it, taken
+    over its rectangle's place in the a^2 b^2 rectangles the codes can name (or, past
+    DENSE_RECTANGLES, in the ones the pairs give, found by sorting them).
+    """
+    n = len(rects)
+    if n < COPY_ORDER_MIN:
+        return STOCK_JOIN(self, rects), grid
+    # rows (x0, z0, x1, z1) in visiting order
+    corners = np.fromiter(chain.from_iterable(rects.copy()), dtype=float, count=4 * n).reshape(n, 4)
+    if grid is None:
+        grid = np.unique(corners[:, 0::2]), np.unique(corners[:, 1::2])
+    xs, zs = grid
+    a, b = len(xs), len(zs)
+    columns = list(corners.T.copy())
+    code_columns = [np.searchsorted(values, column) for values, column in zip((xs, zs, xs, zs), columns)]
+    rect1, rect2 = _pairs_sharing_an_edge(code_columns, a, b)
+    x0, z0, x1, z1 = _merged_codes(code_columns, rect1, rect2)
+    if a * a * b * b <= DENSE_RECTANGLES:
+        merged, count = ((x0 * a + x1) * b + z0) * b + z1, a * a * b * b
+    else:
+        distinct, merged = np.unique(np.column_stack([x0, z0, x1, z1]), axis=0, return_inverse=True)
+        merged, count = merged.reshape(-1), len(distinct)
+    first = np.full(count, n * n, dtype=np.int64)
+    np.minimum.at(first, merged, rect1 * n + rect2)  # visits in the stock visiting order
+    first_visits = np.sort(first[first < n * n])
+    # a set made from an iterable adds its items in turn, as stock's `out.add` does
+    out = set(zip(*(column.tolist() for column in _merged(columns, code_columns, first_visits // n,
+                                                          first_visits % n))))
+    return out - rects, grid
 
 
 def _neighboring(self: OrthogonalPolygon) -> tuple[set[Rect], tuple[Rect, ...], np.ndarray]:
@@ -243,9 +277,9 @@ def get_all_rectangles(self: OrthogonalPolygon) -> set[Rect]:
         last = _all_rectangles[key]
         return neighboring.copy() if last is None else last[0] | last[1]
     complete = _grid_rectangles(inside)
-    curr_rects, last = neighboring.copy(), None
+    curr_rects, last, grid = neighboring.copy(), None, None
     while len(curr_rects) < complete:  # a set of all of them gains nothing more: stock's last round is not run
-        rect_candidates = self._join_neighboring_rectangles(curr_rects)
+        rect_candidates, grid = _joined(self, curr_rects, grid)
         rects = curr_rects | rect_candidates
         if len(rects) == len(curr_rects):
             break
