@@ -28,7 +28,8 @@ import pyarrow as pa
 from tqdm import tqdm
 
 from pipeline import __version__
-from pipeline.dataset.card import COUNTED, FRAMED, MAPPED, PICTURED, counts_topology, dataset_card, room_stats
+from pipeline.dataset.card import (COUNTED, FRAMED, MAPPED, PICTURED, ConfigSize, Measured, counts_topology,
+                                   dataset_card, file_size, room_stats)
 from pipeline.dataset.layout import SHARED_GROUP_ROOMS, question_columns, shared_table, table_questions
 from pipeline.dataset.manifest import (DATASET_SPLIT, MANIFEST, SPLITS, TRAINING_SPLITS, Listed, ShardEntry, Stats,
                                        key_split, read_manifest, shard_files, shard_key, shard_path, write_manifest)
@@ -355,7 +356,7 @@ class BuildReport:
     scene_seconds: float = 0.0
     item_seconds: float = 0.0
     family_seconds: Counter = field(default_factory=Counter)  # of item_seconds, per configuration family
-    write_seconds: float = 0.0  # the main process's, spilling rooms and writing shards
+    write_seconds: float = 0.0  # the main process's, spilling rooms and writing shards (and reading their sizes)
     card_seconds: float = 0.0  # the main process's, writing the card (its audit's workers waited for)
     wall_seconds: float = 0.0
 
@@ -447,9 +448,9 @@ def build(plan: BuildPlan, scenes_dir: Path, out: Path, workers: int = 1, progre
             Path(scenes_dir).mkdir(parents=True, exist_ok=True)
             remove_stale_temporaries(Path(scenes_dir))
             report = BuildReport(out)
-            _write_shards(plan, scenes_dir, out, manifest, report, workers, progress, scheduler)
+            measured = _write_shards(plan, scenes_dir, out, manifest, report, workers, progress, scheduler)
             finishing = time.perf_counter()
-            finish(out, plan, manifest, report, Path(scenes_dir), workers)
+            finish(out, plan, manifest, report, Path(scenes_dir), workers, measured)
             report.card_seconds = time.perf_counter() - finishing
         except BaseException:
             if created and _nothing_kept(out):
@@ -460,8 +461,9 @@ def build(plan: BuildPlan, scenes_dir: Path, out: Path, workers: int = 1, progre
 
 
 def _write_shards(plan: BuildPlan, scenes_dir: Path, out: Path, manifest: dict, report: BuildReport, workers: int,
-                  progress: bool, scheduler: str | None) -> None:
-    """Every shard not yet written, in order; tasks are made as workers take them, not up front.
+                  progress: bool, scheduler: str | None) -> Measured:
+    """Every shard not yet written, in order; tasks are made as workers take them, not up front; returns
+    the sizes of the files written (`shard_sizes`).
     A finished shard is written by a thread of its own (`ShardWriter`) while this one takes the next
     rooms' results: written here, it held back the tasks the workers are handed next, and they stood
     idle through most of it (a 400-room build's workers waited 1.9-2.0 s each between rooms, 1.0-1.1 s
@@ -500,18 +502,21 @@ def _write_shards(plan: BuildPlan, scenes_dir: Path, out: Path, manifest: dict, 
             writer.abandon()  # and the shard in hand
             for room in out.glob(SPILLED.format("*")):  # rooms never written into a shard
                 room.unlink()
+    return writer.sizes
 
 
 class ShardWriter:
     """Writes one shard at a time in a thread of its own (`write_shard`: most of it in Arrow, without
-    the interpreter's lock), and records each written shard in the manifest, in order, from the
-    build's thread, removing its rooms' files. Leaving it waits for the shard in hand, so no thread
-    outlives the build; a shard whose writing failed raises when it is recorded."""
+    the interpreter's lock), then reads its files' sizes (`shard_sizes`), and records each written shard
+    in the manifest, in order, from the build's thread, removing its rooms' files. Leaving it waits for
+    the shard in hand, so no thread outlives the build; a shard whose writing failed raises when it is
+    recorded."""
 
     def __init__(self, out: Path, plan: BuildPlan, manifest: dict, report: BuildReport) -> None:
         self.out, self.plan, self.manifest, self.report = out, plan, manifest, report
         self.thread = ThreadPoolExecutor(1, thread_name_prefix="shard-writer")
         self.writing: tuple[Part, list[SpilledRoom], Future] | None = None
+        self.sizes: dict[tuple[Path, str], ConfigSize] = {}  # of the shards recorded
         self.seconds = 0.0  # the thread's, writing shards: added to the report's write_seconds when done
 
     def __enter__(self) -> ShardWriter:
@@ -534,7 +539,8 @@ class ShardWriter:
         part, rooms, future = self.writing
         self.writing = None
         try:
-            self.manifest["shards"][part.key] = future.result()
+            self.manifest["shards"][part.key], sizes = future.result()
+            self.sizes.update(sizes)
             write_manifest(self.out, self.manifest)
         finally:
             for room in rooms:
@@ -546,10 +552,10 @@ class ShardWriter:
             wait([self.writing[2]])
             self.writing = None
 
-    def _timed_write(self, part: Part, rooms: list[SpilledRoom]) -> ShardEntry:
+    def _timed_write(self, part: Part, rooms: list[SpilledRoom]) -> tuple[ShardEntry, Measured]:
         begun = time.perf_counter()
         try:
-            return write_shard(self.out, self.plan, part, rooms)
+            return write_shard(self.out, self.plan, part, rooms), shard_sizes(self.out, self.plan, part)
         finally:
             self.seconds += time.perf_counter() - begun
 
@@ -630,11 +636,18 @@ def write_shard(out: Path, plan: BuildPlan, part: Part, results: list[SpilledRoo
     return ShardEntry((part.rooms.start, part.rooms.stop), files, stats)
 
 
+def shard_sizes(out: Path, plan: BuildPlan, part: Part) -> Measured:
+    """Each configuration's sizes in a shard's files (pipeline.dataset.card.file_size), read once the
+    shard is written, while the workers make the next rooms, not by the card after them."""
+    return {(path, name): file_size(path, name)
+            for name in plan.names for path in [out / shard_path(name, part.shard, part.split)]}
+
+
 def finish(out: Path, plan: BuildPlan, manifest: dict, report: BuildReport, scenes_dir: Path,
-           workers: int = 1) -> None:
+           workers: int = 1, measured: Measured | None = None) -> None:
     """The house check of a build with training splits, the card from the manifest's statistics (its
-    audit's configurations fitted by `workers` local processes at once, the build's workers being done);
-    then the build is marked complete."""
+    audit's configurations fitted by `workers` local processes at once, the build's workers being done;
+    the sizes of files `measured` already not read again); then the build is marked complete."""
     if len(plan.split_rooms) > 1:
         manifest["houses"] = check_houses(scenes_dir, plan)
     _count_rows(plan, manifest, report)
@@ -647,7 +660,7 @@ def finish(out: Path, plan: BuildPlan, manifest: dict, report: BuildReport, scen
                         {split: _stats(plan, manifest, split) for split in plan.split_rooms}, examples,
                         {config: {split: shard_files(out, manifest, config, split) for split in plan.split_rooms}
                          for config in plan.names}, manifest.get("houses"),
-                        None if plan.renderer.identity() is None else plan.renderer.describe(), workers)
+                        None if plan.renderer.identity() is None else plan.renderer.describe(), workers, measured)
     write_atomic(out / "README.md", lambda target: target.write_text(card, encoding="utf-8"))
     manifest["complete"] = True
     write_manifest(out, manifest)

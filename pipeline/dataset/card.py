@@ -354,14 +354,29 @@ def task_categories(configs: Sequence[str]) -> list[str]:
 class ConfigSize:
     """The bytes of one configuration as the Hub and `datasets` report them."""
 
-    download: int  # its Parquet files on disk: what a user downloads
-    arrow: int  # its rows held as Arrow tables: what `load_dataset` writes to its cache
-    rows: int  # its rows: a question each
+    download: int = 0  # its Parquet files on disk: what a user downloads
+    arrow: int = 0  # its rows held as Arrow tables: what `load_dataset` writes to its cache
+    rows: int = 0  # its rows: a question each
+
+    def __add__(self, other: ConfigSize) -> ConfigSize:
+        return ConfigSize(self.download + other.download, self.arrow + other.arrow, self.rows + other.rows)
 
 
-def config_size(files: Sequence[Path], config: str | None = None) -> ConfigSize:
-    """The sizes of one configuration's Parquet files (`config`'s rows only, in its columns, where a
-    file holds other configurations' too: pipeline.dataset.layout).
+Measured = Mapping[tuple[Path, str], ConfigSize]  # (file, configuration) -> `file_size`, already read
+
+
+def config_size(files: Sequence[Path], config: str | None = None, measured: Measured | None = None) -> ConfigSize:
+    """The sizes of one configuration's Parquet files: each file's `file_size`, read now unless
+    `measured` has it (the build reads each shard's once written, while its workers make rooms: read
+    here, after them, a 10K build's files took the card about 15 s of one core)."""
+    measured = measured or {}
+    return sum((measured[path, config] if (path, config) in measured else file_size(path, config) for path in files),
+               ConfigSize())
+
+
+def file_size(path: Path, config: str | None = None) -> ConfigSize:
+    """The sizes of one file of a configuration (`config`'s rows only, in its columns, where the file
+    holds other configurations' too: pipeline.dataset.layout).
 
     `arrow` is measured as `datasets` measures it, by reading: its Parquet builder reads a file
     in batches of the first row group's rows (a shard is one row group), casts each to the
@@ -372,23 +387,21 @@ def config_size(files: Sequence[Path], config: str | None = None) -> ConfigSize:
     n5_m4_d144; the read sums matched `load_dataset`'s `num_bytes` to the byte. The read goes one
     row group at a time (memory: one shard), at about 0.4 GB/s of Arrow for text shards on 2 cores.
     """
-    download = arrow = rows = 0
-    for path in files:
-        download += Path(path).stat().st_size
-        parquet = pq.ParquetFile(path)
-        columns, shared = config_columns(parquet.schema_arrow, config, str(path))
-        for group in range(parquet.num_row_groups):
-            if shared:  # as `datasets` reads it: the card's `filters` and `columns` (`shared_reading`)
-                with open(path, "rb") as file:
-                    fragment = ds.ParquetFileFormat().make_fragment(file).subset(row_group_ids=[group])
-                    tables = [pa.Table.from_batches([batch]) for batch in fragment.to_batches(
-                        batch_size=fragment.row_groups[0].num_rows, columns=columns, filter=pc.field(CONFIG) == config,
-                        batch_readahead=0, fragment_readahead=0)]
-            else:
-                tables = [parquet.read_row_group(group)]
-            rows += sum(table.num_rows for table in tables)
-            arrow += sum(table.nbytes for table in tables)
-    return ConfigSize(download, arrow, rows)
+    arrow = rows = 0
+    parquet = pq.ParquetFile(path)
+    columns, shared = config_columns(parquet.schema_arrow, config, str(path))
+    for group in range(parquet.num_row_groups):
+        if shared:  # as `datasets` reads it: the card's `filters` and `columns` (`shared_reading`)
+            with open(path, "rb") as file:
+                fragment = ds.ParquetFileFormat().make_fragment(file).subset(row_group_ids=[group])
+                tables = [pa.Table.from_batches([batch]) for batch in fragment.to_batches(
+                    batch_size=fragment.row_groups[0].num_rows, columns=columns, filter=pc.field(CONFIG) == config,
+                    batch_readahead=0, fragment_readahead=0)]
+        else:
+            tables = [parquet.read_row_group(group)]
+        rows += sum(table.num_rows for table in tables)
+        arrow += sum(table.nbytes for table in tables)
+    return ConfigSize(Path(path).stat().st_size, arrow, rows)
 
 
 def data_files(config: str, splits: Sequence[str]) -> list[dict]:
@@ -513,15 +526,16 @@ def audit_section(files: Mapping[str, Mapping[str, Sequence[Path]]], rooms: int,
 
 def dataset_card(name: str, seed: int, rooms: Mapping[str, int], stats_by_split: Mapping[str, Mapping[str, Stats]],
                  examples: list[dict], files: Mapping[str, Mapping[str, Sequence[Path]]],
-                 houses: Mapping | None = None, renderer: str | None = None, workers: int = 1) -> str:
+                 houses: Mapping | None = None, renderer: str | None = None, workers: int = 1,
+                 measured: Measured | None = None) -> str:
     """README.md of a build. `rooms` and `stats_by_split` per split (card order), the statistics per
     configuration; `files` are each configuration's Parquet files per split (for the byte sizes the
-    header declares); `houses` is the training splits' house check (pipeline.dataset.build.check_houses);
-    `renderer` what rendered the images, where not the offline renderer (its settings in words);
+    header declares, those `measured` already not read again: `config_size`); `houses` is the training
+    splits' house check (pipeline.dataset.build.check_houses); `renderer` what rendered the images, where not the offline renderer (its settings in words);
     `workers` the processes the audit may use (`audit_section`)."""
     stats_by_config = stats_by_split[DATASET_SPLIT]
     configs = list(stats_by_config)
-    sizes = {c: {split: config_size(files[c][split], c) for split in stats_by_split} for c in configs}
+    sizes = {c: {split: config_size(files[c][split], c, measured) for split in stats_by_split} for c in configs}
     header = card_yaml(configs, name, sizes)
     body = Template(data_text("card.md")).substitute(
         name=name, seed=seed, rooms=rooms[DATASET_SPLIT], configs=", ".join(f"`{c}`" for c in configs), first=configs[0],

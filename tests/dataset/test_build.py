@@ -125,16 +125,23 @@ def test_the_manifest_is_written_as_its_json_laid_out_whole(built, tmp_path):
         json.loads((built / MANIFEST).read_text(encoding="utf-8")), indent=2, sort_keys=True) + "\n"
 
 
-def test_shards_are_resumed_and_a_damaged_shard_redone(scenes, tmp_path):
+def test_shards_are_resumed_and_a_damaged_shard_redone(scenes, tmp_path, monkeypatch):
+    """The card of a resumed build reads the sizes of the files written before (the shards written now
+    were read once written: pipeline.dataset.build.shard_sizes), and declares what the first run did."""
+    import pipeline.dataset.card
     out = tmp_path / "roomspace-test"
     build(plan(shard_rooms=4), scenes, out, workers=1, progress=False)
     reference = files(out)
     assert len(list(out.glob("data/n5_m4_d144/*.parquet"))) == 2
     damaged = out / "data/n5_m4_d144/test-00001.parquet"
     damaged.write_bytes(damaged.read_bytes()[:100])
+    read, file_size = [], pipeline.dataset.card.file_size
+    monkeypatch.setattr(pipeline.dataset.card, "file_size",
+                        lambda path, config: read.append(path.relative_to(out).as_posix()) or file_size(path, config))
     report = build(plan(shard_rooms=4), scenes, out, workers=1, progress=False)
     assert report.rooms_built == 2
     assert files(out) == reference
+    assert read == [f"data/{config.name}/test-00000.parquet" for config in DEFAULT_CONFIGS]
 
 
 def test_a_different_build_or_foreign_folder_is_refused(built, scenes, tmp_path):

@@ -2,6 +2,7 @@
 
 import json
 import re
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -12,12 +13,13 @@ from huggingface_hub import DatasetCard
 
 from pipeline.dataset.build import BuildPlan, build, room_job
 from pipeline.dataset.card import config_size, size_category, statistics_section, task_categories
-from pipeline.dataset.manifest import Stats, read_manifest, shard_files
+from pipeline.dataset.manifest import Stats, read_manifest, shard_files, write_manifest
 from pipeline.evaluate.rows import open_rows
 from pipeline.typed_json import from_json, to_json
 from pipeline.spatial.relations import DIRECTIONS
 from pipeline.text.agents import FRAMINGS
 from pipeline.text.configs import parse_configs
+from pipeline.text.kinds import kind_of
 
 BASE = "n3_m2_d81"
 
@@ -85,6 +87,28 @@ def test_the_declared_sizes_are_those_datasets_reports(with_vision, tmp_path):
         loaded = datasets.load_dataset(str(out), config, split="test", cache_dir=str(tmp_path))
         assert loaded.info.splits["test"].num_bytes == entry["dataset_size"]
         assert loaded.info.download_size == entry["download_size"]
+
+
+def test_the_sizes_read_as_each_shard_is_written_are_those_of_the_finished_files(every_kind, tmp_path, monkeypatch):
+    """The build reads each file's sizes once its shard is written (pipeline.dataset.build.shard_sizes), not
+    after its workers: its card, of every kind, in files of its own and shared (pipeline.dataset.layout), is
+    the one the finished build's files give, every one of them read at the end (a build finished again
+    reads the files no run of it measured)."""
+    import pipeline.dataset.card
+    built, scenes = every_kind
+    out = tmp_path / built.name
+    shutil.copytree(built, out)
+    (out / "README.md").unlink()
+    manifest = read_manifest(out)
+    write_manifest(out, {**manifest, "complete": False})
+    read, file_size = [], pipeline.dataset.card.file_size
+    monkeypatch.setattr(pipeline.dataset.card, "file_size",
+                        lambda path, config: read.append((path, config)) or file_size(path, config))
+    build(BuildPlan.from_identity(manifest["identity"], out.name), scenes, out, workers=1, progress=False)
+    names = manifest["identity"]["configs"]
+    assert sorted(read) == sorted((path, config) for config in names for path in shard_files(out, manifest, config))
+    assert {kind_of(config).shared_images for config in names} == {True, False}
+    assert (out / "README.md").read_text(encoding="utf-8") == (built / "README.md").read_text(encoding="utf-8")
 
 
 def test_a_build_without_vision_asks_no_visual_questions(text_only):
