@@ -586,7 +586,7 @@ def _report(out: Path, plan: BuildPlan, manifest: dict, started: float) -> Build
 
 def _stats(plan: BuildPlan, manifest: dict, split: str = DATASET_SPLIT) -> dict[str, Stats]:
     entries = [entry for key, entry in manifest["shards"].items() if key_split(key)[0] == split]
-    return {name: sum((entry.stats[name] for entry in entries), Stats()) for name in plan.names}
+    return {name: Stats.total(entry.stats[name] for entry in entries) for name in plan.names}
 
 
 def _rows(plan: BuildPlan, manifest: dict, split: str = DATASET_SPLIT) -> dict[str, int]:
@@ -627,7 +627,7 @@ def write_shard(out: Path, plan: BuildPlan, part: Part, results: list[SpilledRoo
         else:
             table = pa.concat_tables([result.table(name) for result in results]).combine_chunks()
             files[path] = Listed(write_parquet(table, out / path), table.num_rows)
-        stats[name] = sum((result.stats[name] for result in results), Stats())
+        stats[name] = Stats.total(result.stats[name] for result in results)
     for path, names in shared.items():
         blocks = [results[k:k + SHARED_GROUP_ROOMS] for k in range(0, len(results), SHARED_GROUP_ROOMS)]
         groups = (shared_table({name: pa.concat_tables([result.table(name) for result in block]) for name in names})

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
@@ -38,23 +39,31 @@ class Counts:
     changes neither; a record is changed only while it is counted (`room_stats`)."""
 
     def __add__(self, other: Self) -> Self:
-        return _added(self, other)
+        return _total([self, other])
+
+    @classmethod
+    def total(cls, records: Iterable[Self]) -> Self:
+        """`sum(records, cls())`, each section added up once: `sum` makes the running total again at every
+        record (a shard's statistics, 100 rooms' of each configuration, took a quarter of its writing)."""
+        return _total([cls(), *records])
 
 
-def _added(total: Any, part: Any) -> Any:
-    if part is None:
-        return total
-    if total is None:
-        return part
-    if isinstance(total, Counts):
-        return type(total)(**{f.name: _added(getattr(total, f.name), getattr(part, f.name))
-                              for f in dataclasses.fields(total)})
-    if isinstance(total, dict):
-        added = dict(total)
-        for key, value in part.items():
-            added[key] = _added(added.get(key), value)
-        return added
-    return total + part
+def _total(parts: list) -> Any:
+    """The parts added up in order, as `Counts.__add__` says; those that are None are left out."""
+    present = [part for part in parts if part is not None]
+    if len(present) < 2:
+        return present[0] if present else None
+    first = present[0]
+    if isinstance(first, Counts):
+        return type(first)(**{f.name: _total([getattr(part, f.name) for part in present])
+                              for f in dataclasses.fields(first)})
+    if isinstance(first, dict):
+        by_key: dict[Any, list] = {}
+        for part in present:
+            for key, value in part.items():
+                by_key.setdefault(key, []).append(value)
+        return {key: _total(values) for key, values in by_key.items()}
+    return sum(present)
 
 
 # The statistics of a configuration over some rooms (the card's). Field names are manifest.json's keys.

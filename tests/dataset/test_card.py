@@ -208,6 +208,9 @@ def test_statistics_add_up_in_any_grouping_and_round_trip_through_json(scenes):
         assert together.rooms + together.skipped_rooms == 4 and together.rows == sum(s.rows for s in (a, b, c, d))
         assert from_json(Stats, to_json(together)) == together
         assert [to_json(s) for s in (a, b, c, d)] == before  # adding makes new records: the rooms' are unchanged
+        # adding them up at once: the same sums, every mapping's keys in the same order
+        assert json.dumps(to_json(Stats.total([a, b, c, d]))) == json.dumps(to_json(together))
+        assert [to_json(s) for s in (a, b, c, d)] == before
 
 
 @pytest.fixture(scope="module")
