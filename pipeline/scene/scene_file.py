@@ -114,10 +114,17 @@ def scene_document(house: dict, scene: Scene) -> dict:
     return {**document, "sha256": content_sha256(document)}
 
 
-def scene_text(house: dict, scene: Scene) -> str:
+def scene_text(house: dict, scene: Scene, house_text: str | None = None) -> str:
     """`dumps(scene_document(house, scene))`, the text of a scene file, from one canonical text: the checksummed
-    text with the checksum added where the sorted keys put it, last ("sha256" after "house" and "record")."""
-    checksummed = dumps({"record": to_json(scene), "house": house})
+    text with the checksum added where the sorted keys put it, last ("sha256" after "house" and "record").
+
+    The checksummed text is `dumps({"record": ..., "house": ...})`, laid out from the canonical texts
+    of its two members in their sorted order; `house_text`, when given, must be `dumps(house)`
+    (sampling has it at hand: `SampledHouse.text`), which is then not made again.
+    """
+    house_text = dumps(house) if house_text is None else house_text
+    record_text = dumps(to_json(scene))
+    checksummed = f'{{"house":{house_text[:-1]},"record":{record_text[:-1]}}}\n'
     return checksummed[:-len("}\n")] + _sha256_member(hashlib.sha256(checksummed.encode()).hexdigest())
 
 
@@ -225,9 +232,9 @@ def _written_as_is(text: str, sha256: str) -> bool:
     return text.endswith(member) and hashlib.sha256(f"{text[:-len(member)]}}}\n".encode()).hexdigest() == sha256
 
 
-def write_scene(path: Path, house: dict, scene: Scene) -> None:
-    """Write one scene file atomically, after checking it against the schema."""
-    text = scene_text(house, scene)
+def write_scene(path: Path, house: dict, scene: Scene, house_text: str | None = None) -> None:
+    """Write one scene file atomically, after checking it against the schema (`house_text` as in `scene_text`)."""
+    text = scene_text(house, scene, house_text)
     problems = schema_errors(json.loads(text))
     if problems:
         raise RoomspaceError(f"scene {scene.room_id} breaks the scene schema: {problems[0]}")

@@ -12,7 +12,7 @@ from pipeline.files import remove_stale_temporaries, writable_folder
 from pipeline.parallel import ordered_map
 from pipeline.scene.procthor.ai2thor import check_ai2thor_build
 from pipeline.scene.procthor.procthor10k import import_prior, procthor10k_scene, procthor10k_single_rooms
-from pipeline.scene.procthor.sampling import MIN_PROMINENT, check_controller, sample_scene
+from pipeline.scene.procthor.sampling import MIN_PROMINENT, SampledHouse, check_controller, sample_house
 from pipeline.scene.records import SOURCE_NAMES, Scene
 from pipeline.scene.scene_file import load_house, load_scene, scene_path, write_scene
 from pipeline.scene.small_objects import with_small_objects
@@ -38,14 +38,14 @@ def ensure_scene(out: str | os.PathLike, seed: int, index: int, controller: str 
     if existing is not None:
         return existing
     Path(out).mkdir(parents=True, exist_ok=True)
-    house, scene = sample_scene(seed, index, controller=controller)
-    write_scene(path, house, scene)
+    house, house_text, scene = sample_house(seed, index, controller=controller)
+    write_scene(path, house, scene, house_text)
     return scene
 
 
-def _sample_task(task: tuple) -> tuple[dict, Scene]:
+def _sample_task(task: tuple) -> SampledHouse:
     seed, index, controller, min_prominent = task
-    return sample_scene(seed, index, controller=controller, min_prominent=min_prominent)
+    return sample_house(seed, index, controller=controller, min_prominent=min_prominent)
 
 
 def sample_scenes(
@@ -110,9 +110,9 @@ def sample_scenes(
                                scheduler)
         sampled = 0
         try:
-            for house, scene in made:
+            for house, house_text, scene in made:
                 write_scene(scene_path(out, seed, scene.index), house,
-                            with_small_objects(scene, house) if small_objects else scene)
+                            with_small_objects(scene, house) if small_objects else scene, house_text)
                 sampled += 1
                 bar.update(1)
             if small_objects:
@@ -136,9 +136,11 @@ def add_small_objects(out: Path, seed: int, count: int, source: str) -> int:
     return added
 
 
-def _procthor10k_scenes(seed: int, indices: Iterator[int]) -> Iterator[tuple[dict, Scene]]:
-    """ProcTHOR-10K's houses for `indices`, the set read (a download) only if one is needed."""
+def _procthor10k_scenes(seed: int, indices: Iterator[int]) -> Iterator[tuple[dict, None, Scene]]:
+    """ProcTHOR-10K's houses for `indices` (no text at hand: None, as `write_scene` takes it), the set read
+    (a download) only if one is needed."""
     houses = None
     for k in indices:
         houses = procthor10k_single_rooms(seed) if houses is None else houses
-        yield procthor10k_scene(houses, seed, k)
+        house, scene = procthor10k_scene(houses, seed, k)
+        yield house, None, scene

@@ -23,7 +23,7 @@ from pipeline.scene import scene_folder
 from pipeline.scene.footprints import walls_touched
 from pipeline.scene.procthor import ai2thor, sampling
 from pipeline.scene.procthor.offline_thor import OfflineController
-from pipeline.scene.procthor.sampling import sample_scene
+from pipeline.scene.procthor.sampling import sample_house, sample_scene
 from pipeline.scene.scene_file import (dumps, house_sha256, load_house, load_scene, scene_document, scene_path,
                                       scene_text)
 from pipeline.scene.scene_folder import sample_scenes
@@ -89,6 +89,8 @@ def test_same_bytes_in_another_order_in_process(sampled):
     for k in (3, 1):
         house, scene = sample_scene(SEED, k)
         assert dumps(scene_document(house, scene)).encode() == scene_path(sampled, SEED, k).read_bytes()
+        sampled_house = sample_house(SEED, k)
+        assert sampled_house.text == dumps(house) and (sampled_house.house, sampled_house.scene) == (house, scene)
 
 
 def test_a_scene_files_text_is_its_document_dumped(sampled, records, houses):
@@ -96,6 +98,7 @@ def test_a_scene_files_text_is_its_document_dumped(sampled, records, houses):
     for k, (scene, house) in enumerate(zip(records, houses)):
         text = scene_text(house, scene)
         assert text == dumps(scene_document(house, scene)) == scene_path(sampled, SEED, k).read_text()
+        assert scene_text(house, scene, dumps(house)) == text
 
 
 def test_canonical_values_of_every_kind():
@@ -257,7 +260,7 @@ def test_rerun_skips_valid_scenes(sampled, monkeypatch):
     def resample(*args, **kwargs):
         raise AssertionError("a valid scene was sampled again")
 
-    monkeypatch.setattr(scene_folder, "sample_scene", resample)
+    monkeypatch.setattr(scene_folder, "sample_house", resample)
     sample_scenes(count=COUNT, seed=SEED, out=sampled, progress=False)
     assert {p: p.stat().st_mtime_ns for p in sampled.iterdir()} == before
 

@@ -50,7 +50,7 @@ import warnings
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from importlib import metadata
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -260,10 +260,27 @@ def record(
     )
 
 
+class SampledHouse(NamedTuple):
+    """A house as `sample_house` returns it: its canonical ProcTHOR JSON, the canonical text of that JSON
+    (`dumps(house)`, which a scene file holds: writers need not make it again) and its record."""
+
+    house: dict
+    text: str
+    scene: Scene
+
+
 def sample_scene(
     seed: int, index: int, controller: str = "offline", min_prominent: int = MIN_PROMINENT, stock_procthor: bool = False
 ) -> tuple[dict, Scene]:
-    """House `index` of global seed `seed`: (ProcTHOR house JSON, record), as written to disk.
+    """House `index` of global seed `seed`: (ProcTHOR house JSON, record), as written to disk (`sample_house`)."""
+    sampled = sample_house(seed, index, controller, min_prominent, stock_procthor)
+    return sampled.house, sampled.scene
+
+
+def sample_house(
+    seed: int, index: int, controller: str = "offline", min_prominent: int = MIN_PROMINENT, stock_procthor: bool = False
+) -> SampledHouse:
+    """House `index` of global seed `seed`, with the text of its JSON.
 
     `stock_procthor` runs ProcTHOR's own code where pipeline.scene.procthor.fast_procthor has equivalents
     (the same houses, much slower; bench/scenes.py measures it): for tests and benchmarks.
@@ -271,8 +288,8 @@ def sample_scene(
     If the house has fewer than `min_prominent` prominent objects, it is resampled from
     (seed, index, attempt) for attempt = 1, 2, ... < MAX_ATTEMPTS, keeping the room type; the
     first attempt that reaches the minimum is kept, else the first attempt with the most
-    prominent objects (downstream stages skip rooms that are still short). Both returned
-    values are canonical: they equal what `load_house` / `load_scene` read back.
+    prominent objects (downstream stages skip rooms that are still short). The house and the
+    record are canonical: they equal what `load_house` / `load_scene` read back.
     """
     check_controller(controller)
     # MAX_ATTEMPTS is read here and passed on: a helper process has its own copy of this module.
@@ -281,21 +298,20 @@ def sample_scene(
 
 def _sample_here(
     seed: int, index: int, controller: str, min_prominent: int, stock_procthor: bool, max_attempts: int
-) -> tuple[dict, Scene]:
-    """`sample_scene` in this process: right only where no other thread runs (see run_single_threaded)."""
+) -> SampledHouse:
+    """`sample_house` in this process: right only where no other thread runs (see run_single_threaded)."""
     room_type = room_type_for(seed, index)
     source = SOURCE_NAMES[controller]
     versions_ = versions(controller)
-    best: tuple[dict, Scene] | None = None
+    best: SampledHouse | None = None
     for attempt in range(max_attempts):
         data, hung = _generate(room_seed(seed, index, attempt), room_type, controller, stock_procthor)
-        house = json.loads(dumps(data))
+        text = dumps(data)
+        house = json.loads(text)
         scene = record(house, hung, seed, index, attempt, source, versions_)
-        if best is None or len(scene.prominent) > len(best[1].prominent):
-            best = (house, scene)
+        if best is None or len(scene.prominent) > len(best.scene.prominent):
+            best = SampledHouse(house, text, scene)
         if len(scene.prominent) >= min_prominent:
             break
     assert best is not None
     return best
-
-
