@@ -103,14 +103,18 @@ def test_the_largest_rectangle_is_the_one_stock_picks():
 def test_a_room_samples_the_rectangles_stock_samples_and_keeps_the_same_set(read_between):
     """A room's picks as add_floor_objects makes them (one of new rectangles, then cached ones, each after
     removing the last pick), the set kept and the random state: stock's. The largest found on the grid
-    (the kept set made when used: at once when read between, else only at the end) and drawn by area
-    (stock's own code) both run."""
+    (the kept set made when used: at once when read between, else only at the end), drawn by area
+    (stock's steps on the set made then) and stock itself (on a kept set already made) all run."""
     paths = []
 
     def spied(self):
         found = STOCK_LARGEST(self)
         paths.append("grid" if found is not None else "tie")
         return found
+
+    def by_area(rectangles):
+        paths.append("by area")
+        return DRAWN_BY_AREA(rectangles)
 
     def stock_ran(*args):
         paths.append("stock")
@@ -133,20 +137,38 @@ def test_a_room_samples_the_rectangles_stock_samples_and_keeps_the_same_set(read
         with installed(), pytest.MonkeyPatch.context() as patch:
             patch.setattr(rectangles.UnmadeRectangles, "largest", spied)
             patch.setattr(rectangles, "STOCK_SAMPLE_NEXT_RECTANGLE", stock_ran)
+            patch.setattr(rectangles, "_drawn_by_area", by_area)
             assert sampled(seed) == stock, f"seed {seed}"
-    assert paths.count("grid") >= 12 and paths.count("stock") >= 5  # the largest found on the grid, and stock's picks
+    assert paths.count("grid") >= 12 and paths.count("by area") >= 2 and paths.count("stock") >= 10
 
 
 STOCK_LARGEST = rectangles.UnmadeRectangles.largest
+DRAWN_BY_AREA = rectangles._drawn_by_area
 
 
-def test_tied_largest_rectangles_are_left_to_stock():
-    """Two rectangles of the largest area: stock's pick is the first in its set's order, so stock picks."""
+def test_tied_largest_rectangles_are_picked_in_the_sets_order():
+    """Two rectangles of the largest area: stock's pick is the first in its set's order, so the set is made
+    and stock's steps pick from it."""
     polygon = OrthogonalPolygon(box(0, 0, 6, 6).difference(box(2.5, 0, 3.5, 6)))
     assert largest_on_the_grid(polygon) is None
-    room = SimpleNamespace(open_polygon=polygon)
-    assert sample_next_rectangle(room, choose_largest_rectangle=True) in {(0.0, 0.0, 2.5, 6.0), (3.5, 0.0, 6.0, 6.0)}
-    assert room.last_rectangles == polygon.get_all_rectangles()  # stock ran and kept its set
+    stock_room, room = SimpleNamespace(open_polygon=polygon), SimpleNamespace(open_polygon=polygon)
+    stock = STOCK_SAMPLE_NEXT_RECTANGLE(stock_room, choose_largest_rectangle=True)
+    assert sample_next_rectangle(room, choose_largest_rectangle=True) == stock
+    assert stock in {(0.0, 0.0, 2.5, 6.0), (3.5, 0.0, 6.0, 6.0)}
+    assert repr(list(room.last_rectangles)) == repr(list(stock_room.last_rectangles))  # the set kept is stock's
+
+
+def test_unmade_rectangles_are_empty_once_every_one_is_removed():
+    """Stock returns no rectangle from an empty set: read on the grid, removals counted, the set left unmade."""
+    polygon = free_space(4, 3)
+    unmade = rectangles.UnmadeRectangles(polygon, rectangles._neighboring(polygon)[2])
+    every = list(polygon.get_all_rectangles())
+    for rect in every:
+        assert not unmade.is_empty()
+        unmade.remove(rect)
+    assert unmade.is_empty() and not unmade.is_made() and len(unmade) == 0
+    empty = OrthogonalPolygon(box(0, 0, 1, 1).difference(box(0, 0, 1, 1)).union(box(0, 0, 0, 0)))
+    assert rectangles.UnmadeRectangles(empty, rectangles._neighboring(empty)[2]).is_empty()
 
 
 def test_unmade_rectangles_are_removed_as_a_set_removes_them():

@@ -325,6 +325,13 @@ class UnmadeRectangles:
     def __len__(self) -> int:
         return len(self.made())
 
+    def is_empty(self) -> bool:
+        """Whether the set, removed ones left out, holds no rectangle, read on the grid while it is unmade: every
+        inside cell is a rectangle of it, and the removed ones are distinct rectangles of it."""
+        if self._made is not None:
+            return not self._made
+        return not self.inside.any() if not self.removed else _grid_rectangles(self.inside) == len(self.removed)
+
     def remove(self, rect: Rect) -> None:
         if self._made is not None:
             self._made.remove(rect)
@@ -370,35 +377,61 @@ class UnmadeRectangles:
         return self.xs[x0[i]], self.zs[z0[k]], self.xs[x1[i]], self.zs[z1[k]]
 
 
-def _next_random() -> float:
-    """What the next `random.random()` will give, without drawing it."""
-    state = random.getstate()
-    value = random.random()
-    random.setstate(state)
-    return value
-
-
 def sample_next_rectangle(self: ProceduralRoom, choose_largest_rectangle: bool = False,
                           cache_rectangles: bool = False) -> Rect | None:
     """`ProceduralRoom.sample_next_rectangle`, the largest rectangle found on the grid when one alone is largest.
 
     Stock makes every rectangle of the open polygon (or, cached, takes the set it kept, less the
-    rectangles removed since), keeps the set as `last_rectangles`, and returns the first of
-    largest area in the set's order when asked to (the agent's pose) or when its draw
-    `random.random() < P_LARGEST_RECTANGLE` says so (four times in five), else one drawn by area.
-    When the largest is asked for or will be drawn (the draw is looked at before it is made) and
-    one rectangle alone has the largest area, the set's order does not matter: it is found on the
-    grid, stock's draw is made, and what is kept is `UnmadeRectangles`, the set made only if used.
-    Otherwise stock runs (on the kept rectangles, made then, when cached).
+    rectangles removed since), keeps the set as `last_rectangles`, returns None if it is empty,
+    and then returns the first of largest area in the set's order when asked to (the agent's
+    pose) or when its draw `random.random() < P_LARGEST_RECTANGLE` says so (four times in five),
+    else one drawn by area. Here the set is `UnmadeRectangles`, made only if used: its emptiness and,
+    when one rectangle alone has the largest area, that rectangle are read on the grid, where the
+    set's order does not matter. Otherwise the set is made (the open polygon's, as stock makes it)
+    and stock's own steps pick from it, after stock's draw, made once (`_first_largest`,
+    `_drawn_by_area`). A kept set already made is left to stock.
     """
     kept = self.last_rectangles if cache_rectangles else None
-    grid_known = not cache_rectangles or (isinstance(kept, UnmadeRectangles) and not kept.is_made())
-    if grid_known and (choose_largest_rectangle or _next_random() < procthor_objects.P_LARGEST_RECTANGLE):
-        rectangles = kept if cache_rectangles else UnmadeRectangles(self.open_polygon, _neighboring(self.open_polygon)[2])
-        largest = rectangles.largest()
-        if largest is not None:
-            if not choose_largest_rectangle:
-                random.random()  # stock's draw, as looked at
-            self.last_rectangles = rectangles
-            return largest
-    return STOCK_SAMPLE_NEXT_RECTANGLE(self, choose_largest_rectangle, cache_rectangles)
+    if cache_rectangles and not (isinstance(kept, UnmadeRectangles) and not kept.is_made()):
+        return STOCK_SAMPLE_NEXT_RECTANGLE(self, choose_largest_rectangle, cache_rectangles)
+    rectangles = kept if cache_rectangles else UnmadeRectangles(self.open_polygon, _neighboring(self.open_polygon)[2])
+    self.last_rectangles = rectangles
+    if rectangles.is_empty():
+        return None
+    largest_asked = choose_largest_rectangle or random.random() < procthor_objects.P_LARGEST_RECTANGLE
+    largest = rectangles.largest() if largest_asked else None
+    if largest is not None:
+        return largest
+    if not cache_rectangles:  # the set as stock makes it, from the open polygon (its cells found once)
+        rectangles = self.last_rectangles = self.open_polygon.get_all_rectangles()
+    return _first_largest(rectangles) if largest_asked else _drawn_by_area(rectangles)
+
+
+def _first_largest(rectangles) -> Rect | None:
+    """Stock's largest pick: the first rectangle of largest area in the set's order."""
+    max_area = 0
+    out: Rect | None = None
+    for rect in rectangles:
+        x0, z0, x1, z1 = rect
+        area = (x1 - x0) * (z1 - z0)
+        if area > max_area:
+            max_area = area
+            out = rect
+    return out
+
+
+def _drawn_by_area(rectangles) -> Rect | None:
+    """Stock's pick by area: one of the rectangles with no side under MIN_RECTANGLE_SIDE_SIZE, in the set's order,
+    drawn by `random.choices` weighted by their areas."""
+    population, weights = [], []
+    for rect in list(rectangles):
+        x0, z0, x1, z1 = rect
+        xdist = x1 - x0
+        zdist = z1 - z0
+        if xdist < procthor_objects.MIN_RECTANGLE_SIDE_SIZE or zdist < procthor_objects.MIN_RECTANGLE_SIDE_SIZE:
+            continue
+        weights.append(xdist * zdist)
+        population.append(rect)
+    if not weights:
+        return None
+    return random.choices(population=population, weights=weights, k=1)[0]
