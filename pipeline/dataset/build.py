@@ -29,7 +29,7 @@ from tqdm import tqdm
 
 from pipeline import __version__
 from pipeline.dataset.card import (COUNTED, FRAMED, MAPPED, PICTURED, ConfigSize, Measured, counts_topology,
-                                   dataset_card, file_size, room_stats)
+                                   dataset_card, file_size, room_stats, written_size)
 from pipeline.dataset.layout import SHARED_GROUP_ROOMS, question_columns, shared_table, table_questions
 from pipeline.dataset.manifest import (DATASET_SPLIT, MANIFEST, SPLITS, TRAINING_SPLITS, Listed, ShardEntry, Stats,
                                        key_split, read_manifest, shard_files, shard_key, shard_path, write_manifest)
@@ -463,7 +463,7 @@ def build(plan: BuildPlan, scenes_dir: Path, out: Path, workers: int = 1, progre
 def _write_shards(plan: BuildPlan, scenes_dir: Path, out: Path, manifest: dict, report: BuildReport, workers: int,
                   progress: bool, scheduler: str | None) -> Measured:
     """Every shard not yet written, in order; tasks are made as workers take them, not up front; returns
-    the sizes of the files written (`shard_sizes`).
+    the sizes of the files written (`write_shard`).
     A finished shard is written by a thread of its own (`ShardWriter`) while this one takes the next
     rooms' results: written here, it held back the tasks the workers are handed next, and they stood
     idle through most of it (a 400-room build's workers waited 1.9-2.0 s each between rooms, 1.0-1.1 s
@@ -507,10 +507,9 @@ def _write_shards(plan: BuildPlan, scenes_dir: Path, out: Path, manifest: dict, 
 
 class ShardWriter:
     """Writes one shard at a time in a thread of its own (`write_shard`: most of it in Arrow, without
-    the interpreter's lock), then reads its files' sizes (`shard_sizes`), and records each written shard
-    in the manifest, in order, from the build's thread, removing its rooms' files. Leaving it waits for
-    the shard in hand, so no thread outlives the build; a shard whose writing failed raises when it is
-    recorded."""
+    the interpreter's lock), with its files' sizes, and records each written shard in the manifest, in
+    order, from the build's thread, removing its rooms' files. Leaving it waits for the shard in hand, so
+    no thread outlives the build; a shard whose writing failed raises when it is recorded."""
 
     def __init__(self, out: Path, plan: BuildPlan, manifest: dict, report: BuildReport) -> None:
         self.out, self.plan, self.manifest, self.report = out, plan, manifest, report
@@ -555,7 +554,7 @@ class ShardWriter:
     def _timed_write(self, part: Part, rooms: list[SpilledRoom]) -> tuple[ShardEntry, Measured]:
         begun = time.perf_counter()
         try:
-            return write_shard(self.out, self.plan, part, rooms), shard_sizes(self.out, self.plan, part)
+            return write_shard(self.out, self.plan, part, rooms)
         finally:
             self.seconds += time.perf_counter() - begun
 
@@ -613,11 +612,13 @@ def check_houses(scenes_dir: Path, plan: BuildPlan) -> dict:
     return {"houses": dict(plan.split_rooms), "distinct": len(owner)}
 
 
-def write_shard(out: Path, plan: BuildPlan, part: Part, results: list[SpilledRoom]) -> ShardEntry:
+def write_shard(out: Path, plan: BuildPlan, part: Part, results: list[SpilledRoom]) -> tuple[ShardEntry, Measured]:
     """A shard's files: a file per configuration, or one for the configurations sharing a folder
     (pipeline.dataset.manifest.data_folder), a row group per SHARED_GROUP_ROOMS rooms holding their
-    rows in turn (layout.shared_table)."""
-    files, stats, shared = {}, {}, {}
+    rows in turn (layout.shared_table); and each configuration's sizes in them for the card
+    (card.written_size, a shared file's read back: card.file_size), taken now, while the workers make
+    rooms: read by the card after them, a 10K build's files took about 15 s of one core."""
+    files, stats, shared, sizes = {}, {}, {}, {}
     for output in plan.outputs:
         name = output.name
         path = shard_path(name, part.shard, part.split)
@@ -627,20 +628,15 @@ def write_shard(out: Path, plan: BuildPlan, part: Part, results: list[SpilledRoo
         else:
             table = pa.concat_tables([result.table(name) for result in results]).combine_chunks()
             files[path] = Listed(write_parquet(table, out / path), table.num_rows)
+            sizes[out / path, name] = written_size(table, out / path)
         stats[name] = Stats.total(result.stats[name] for result in results)
     for path, names in shared.items():
         blocks = [results[k:k + SHARED_GROUP_ROOMS] for k in range(0, len(results), SHARED_GROUP_ROOMS)]
         groups = (shared_table({name: pa.concat_tables([result.table(name) for result in block]) for name in names})
                   for block in blocks)
         files[path] = Listed(*write_row_groups(groups, out / path))
-    return ShardEntry((part.rooms.start, part.rooms.stop), files, stats)
-
-
-def shard_sizes(out: Path, plan: BuildPlan, part: Part) -> Measured:
-    """Each configuration's sizes in a shard's files (pipeline.dataset.card.file_size), read once the
-    shard is written, while the workers make the next rooms, not by the card after them."""
-    return {(path, name): file_size(path, name)
-            for name in plan.names for path in [out / shard_path(name, part.shard, part.split)]}
+        sizes.update(((out / path, name), file_size(out / path, name)) for name in names)
+    return ShardEntry((part.rooms.start, part.rooms.stop), files, stats), sizes
 
 
 def finish(out: Path, plan: BuildPlan, manifest: dict, report: BuildReport, scenes_dir: Path,

@@ -367,8 +367,7 @@ Measured = Mapping[tuple[Path, str], ConfigSize]  # (file, configuration) -> `fi
 
 def config_size(files: Sequence[Path], config: str | None = None, measured: Measured | None = None) -> ConfigSize:
     """The sizes of one configuration's Parquet files: each file's `file_size`, read now unless
-    `measured` has it (the build reads each shard's once written, while its workers make rooms: read
-    here, after them, a 10K build's files took the card about 15 s of one core)."""
+    `measured` has it (the build takes each shard's as it writes it: pipeline.dataset.build.write_shard)."""
     measured = measured or {}
     return sum((measured[path, config] if (path, config) in measured else file_size(path, config) for path in files),
                ConfigSize())
@@ -402,6 +401,42 @@ def file_size(path: Path, config: str | None = None) -> ConfigSize:
         rows += sum(table.num_rows for table in tables)
         arrow += sum(table.nbytes for table in tables)
     return ConfigSize(Path(path).stat().st_size, arrow, rows)
+
+
+PARQUET_GROUP_ROWS = 1 << 20  # the rows of a row group pq.write_table writes when not told (rows.write_parquet)
+ARROW_CHUNK_BYTES = 1 << 31  # a column read back holding more (of one row group) comes in several chunks
+
+
+def written_size(table: pa.Table, path: Path) -> ConfigSize:
+    """`file_size` of the file `path` of one configuration's rows just written from `table`
+    (rows.write_parquet), its Arrow bytes counted in `table`, not read back (`read_back_bytes`);
+    read back where the file would be read in several row groups or chunks."""
+    if table.num_rows > PARQUET_GROUP_ROWS or table.nbytes >= ARROW_CHUNK_BYTES:
+        return file_size(path)
+    return ConfigSize(Path(path).stat().st_size, sum(read_back_bytes(chunk) for column in table.columns
+                                                     for chunk in column.chunks), table.num_rows)
+
+
+def read_back_bytes(array: pa.Array) -> int:
+    """`nbytes` of `array` once written to Parquet and read back in one piece (`file_size`'s reading
+    of a file of one configuration). The reader gives the same values in other buffers: a validity
+    bitmap for every number column of a nullable field (all of ours are), for any other column only
+    where it holds a null (a child of a null struct is null too: `flatten`); `nbytes` counts the
+    values' bytes, an offset a value, and no bitmap of a struct's own. The card's test compares it with
+    `file_size` on a build of every kind (tests/dataset/test_card.py); a file shared by several
+    configurations is read through a filter, whose arrays are laid out otherwise: those are read."""
+    rows, kind = len(array), array.type
+    bitmap = (rows + 7) // 8
+    nulls = bitmap if array.null_count else 0
+    if pa.types.is_struct(kind):
+        return sum(read_back_bytes(child) for child in array.flatten())
+    if pa.types.is_list(kind):
+        return nulls + 4 * rows + read_back_bytes(array.flatten())
+    if pa.types.is_string(kind) or pa.types.is_binary(kind):
+        return nulls + 4 * rows + (pc.sum(pc.binary_length(array)).as_py() or 0)
+    if pa.types.is_boolean(kind):
+        return nulls + bitmap
+    return bitmap + rows * kind.byte_width
 
 
 def data_files(config: str, splits: Sequence[str]) -> list[dict]:

@@ -126,8 +126,9 @@ def test_the_manifest_is_written_as_its_json_laid_out_whole(built, tmp_path):
 
 
 def test_shards_are_resumed_and_a_damaged_shard_redone(scenes, tmp_path, monkeypatch):
-    """The card of a resumed build reads the sizes of the files written before (the shards written now
-    were read once written: pipeline.dataset.build.shard_sizes), and declares what the first run did."""
+    """The card of a resumed build reads the sizes of the files written before (those of the shards
+    written now were taken as they were written: pipeline.dataset.build.write_shard), and declares
+    what the first run did."""
     import pipeline.dataset.card
     out = tmp_path / "roomspace-test"
     build(plan(shard_rooms=4), scenes, out, workers=1, progress=False)

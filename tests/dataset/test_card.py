@@ -89,11 +89,12 @@ def test_the_declared_sizes_are_those_datasets_reports(with_vision, tmp_path):
         assert loaded.info.download_size == entry["download_size"]
 
 
-def test_the_sizes_read_as_each_shard_is_written_are_those_of_the_finished_files(every_kind, tmp_path, monkeypatch):
-    """The build reads each file's sizes once its shard is written (pipeline.dataset.build.shard_sizes), not
-    after its workers: its card, of every kind, in files of its own and shared (pipeline.dataset.layout), is
-    the one the finished build's files give, every one of them read at the end (a build finished again
-    reads the files no run of it measured)."""
+def test_the_sizes_taken_as_each_shard_is_written_are_those_its_files_give(every_kind, tmp_path, monkeypatch):
+    """The build takes each file's sizes as its shard is written (pipeline.dataset.build.write_shard), not
+    after its workers: a file of one configuration's rows counted in the table written (card.written_size),
+    a shared one (pipeline.dataset.layout) read back. Its card, of every kind (a file each: one shard), is
+    the one the finished build's files give, every one of them read at the end by card.file_size, as
+    `datasets` reads them (a build finished again reads the files no run of it measured)."""
     import pipeline.dataset.card
     built, scenes = every_kind
     out = tmp_path / built.name
