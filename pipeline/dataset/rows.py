@@ -34,6 +34,7 @@ from pipeline.text.prompts import MAP_QUESTION, PAIR_MODALITIES, PLAN_QUESTION
 from pipeline.text.targets import read_map
 from pipeline.typed_json import fields_of, json_schema_of, to_json, unwrap
 
+T = typing.TypeVar("T")
 SCALARS = {str: "string", int: "int64", float: "float64", bool: "bool"}
 
 
@@ -154,8 +155,9 @@ def column_builder(annotation: object, arrow_type: pa.DataType) -> Callable[[lis
     This is how the row schema is enforced before anything is written: rows are made from `Item`s
     only through this function, a column at a time, so a field of the wrong type cannot reach a
     shard. Arrow's own conversion is laxer: it takes True for 1.0 and 1.0 for 1.
-    Records become struct arrays of their fields' columns, tuples list arrays over the
-    concatenated elements.
+    Records become struct arrays of their fields' columns, tuples of records list arrays over the
+    concatenated elements; tuples of plain values (strings, numbers, tuples of them), once their
+    values are checked, Arrow converts whole (`column_check`).
     """
     kind, nullable = unwrap(annotation)
     if nullable and (dataclasses.is_dataclass(kind) or typing.get_origin(kind) is tuple):
@@ -175,16 +177,11 @@ def column_builder(annotation: object, arrow_type: pa.DataType) -> Callable[[lis
                     raise mismatch.within(mismatch.index, name) from None
             return pa.StructArray.from_arrays(children, fields=list(arrow_type))
 
-    elif typing.get_origin(kind) is tuple:
+    elif typing.get_origin(kind) is tuple and _holds_records(annotation):
         part = column_builder(typing.get_args(kind)[0], arrow_type.value_type)
 
         def lists(values: list) -> pa.Array:
-            offsets = [0, *accumulate(map(len, values))]
-            try:
-                elements = part(list(chain.from_iterable(values)))
-            except _Mismatch as mismatch:
-                owner = bisect_right(offsets, mismatch.index) - 1
-                raise mismatch.within(owner, str(mismatch.index - offsets[owner])) from None
+            offsets, elements = _per_element(values, part)
             return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), elements, type=arrow_type)
 
         def build(values: list) -> pa.Array:
@@ -204,13 +201,49 @@ def column_builder(annotation: object, arrow_type: pa.DataType) -> Callable[[lis
             return converted.take(pa.array(list(map(numbers.__getitem__, ids))))
 
     else:
-        fits = _scalar_types(annotation).__contains__
+        check = column_check(annotation)
 
         def build(values: list) -> pa.Array:
-            _check_types(values, fits, annotation)
+            check(values)
             return pa.array(values, type=arrow_type)
 
     return build
+
+
+def column_check(annotation: object) -> Callable[[list], None]:
+    """values -> None, or a _Mismatch naming the first that is not of this plain type: a scalar, or a
+    tuple of plain values (none a record). Arrow then converts the column whole: a tuple column took a
+    tenth of a millisecond a room as lists over its elements, a distinct tuple each, repeated by `take`."""
+    kind, _ = unwrap(annotation)
+    if typing.get_origin(kind) is tuple:
+        part = column_check(typing.get_args(kind)[0])
+
+        def check(values: list) -> None:
+            _check_types(values, lambda t: issubclass(t, tuple), annotation)
+            _per_element(values, part)
+
+        return check
+    fits = _scalar_types(annotation).__contains__
+    return lambda values: _check_types(values, fits, annotation)
+
+
+def _holds_records(annotation: object) -> bool:
+    """Whether a tuple type holds records, at any depth."""
+    kind, _ = unwrap(annotation)
+    if typing.get_origin(kind) is tuple:
+        return _holds_records(typing.get_args(kind)[0])
+    return dataclasses.is_dataclass(kind)
+
+
+def _per_element(values: list, part: Callable[[list], T]) -> tuple[list[int], T]:
+    """(the offsets of tuples `values` in their elements, `part` of every element in order); a mismatch
+    in an element is named by its tuple and its place there."""
+    offsets = [0, *accumulate(map(len, values))]
+    try:
+        return offsets, part(list(chain.from_iterable(values)))
+    except _Mismatch as mismatch:
+        owner = bisect_right(offsets, mismatch.index) - 1
+        raise mismatch.within(owner, str(mismatch.index - offsets[owner])) from None
 
 
 ARROW_SCHEMA = FEATURES.arrow_schema  # the row schema of every text configuration (base and twin)
