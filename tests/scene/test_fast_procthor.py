@@ -158,6 +158,28 @@ def test_tied_largest_rectangles_are_picked_in_the_sets_order():
     assert repr(list(room.last_rectangles)) == repr(list(stock_room.last_rectangles))  # the set kept is stock's
 
 
+def polygon_attributes(polygon: OrthogonalPolygon) -> str:
+    """What `_set_attributes` sets, in order, with the types of the numbers."""
+    return repr((polygon.xs, polygon.zs, polygon.unique_xs, polygon.unique_zs, list(polygon.x_edges_map.items()),
+                 list(polygon.z_edges_map.items()), polygon.area))
+
+
+def test_polygon_attributes_are_stocks():
+    """The points of every ring in the same set order, and the edges and area made of them: stock's, for polygons
+    with holes, in pieces (a MultiPolygon) and empty, made anew and after a subtraction."""
+    shapes = [free_space(seed, 1 + seed % 4).polygon for seed in range(6)] + [
+        box(0, 0, 6, 6).difference(box(2, 2, 3, 3)), box(0, 0, 6, 6).difference(box(2.5, 0, 3.5, 6)),
+        box(0, 0, 1, 1).difference(box(0, 0, 1, 1))]
+    for shape in shapes:
+        stock = OrthogonalPolygon(shape)
+        with installed():
+            fast = OrthogonalPolygon(shape)
+            assert polygon_attributes(fast) == polygon_attributes(stock)
+            fast.subtract(box(1, 1, 1.5, 2.25))
+        stock.subtract(box(1, 1, 1.5, 2.25))
+        assert polygon_attributes(fast) == polygon_attributes(stock)
+
+
 def test_unmade_rectangles_are_empty_once_every_one_is_removed():
     """Stock returns no rectangle from an empty set: read on the grid, removals counted, the set left unmade."""
     polygon = free_space(4, 3)

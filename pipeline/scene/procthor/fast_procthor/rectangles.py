@@ -11,6 +11,7 @@ import numpy as np
 import procthor.generation.objects as procthor_objects
 import shapely
 from procthor.generation.objects import OrthogonalPolygon, ProceduralRoom
+from shapely.geometry import MultiPolygon
 
 Rect = tuple[float, float, float, float]  # (x0, z0, x1, z1)
 STOCK_JOIN = OrthogonalPolygon._join_neighboring_rectangles
@@ -129,15 +130,20 @@ def _neighboring(self: OrthogonalPolygon) -> tuple[set[Rect], tuple[Rect, ...], 
     shapely geometry, immutable (`subtract` makes a new one, and the grid from it); the set is
     made afresh each time, as stock makes it.
     """
-    found = self.__dict__.get("_cells_inside")
-    if found is None or found[0] is not self.polygon:
-        found = self._cells_inside = (self.polygon, *_cells_inside(self))
-    _, added, inside, area = found
+    added, inside, area = _found_cells(self)
     out: set[Rect] = set()
     for cell in added:
         out.add(cell)
     self.area = area
     return out, added, inside
+
+
+def _found_cells(self: OrthogonalPolygon) -> tuple[tuple[Rect, ...], np.ndarray, float]:
+    """`_cells_inside` of the polygon, found once per shapely geometry (see `_neighboring`)."""
+    found = self.__dict__.get("_cells_inside")
+    if found is None or found[0] is not self.polygon:
+        found = self._cells_inside = (self.polygon, *_cells_inside(self))
+    return found[1:]
 
 
 def _cells_inside(self: OrthogonalPolygon) -> tuple[tuple[Rect, ...], np.ndarray, float]:
@@ -238,6 +244,35 @@ def sample_anchor_location(self: ProceduralRoom, rectangle: Rect) -> tuple:
     if edges and random.random() < procthor_objects.P_CHOOSE_EDGE:
         return random.choice(edges)
     return (None, None, 4, "inMiddle")
+
+
+def _ring_points(ring) -> map:
+    """The points of a ring as iterating its `coords` gives them (a tuple of Python floats per row of its
+    coordinate array, in order), read at once."""
+    return map(tuple, np.asarray(ring.coords).tolist())
+
+
+def set_attributes(self: OrthogonalPolygon) -> None:
+    """`OrthogonalPolygon._set_attributes` (run on every `subtract`), stock line by line but for each ring's points
+    read at once (`_ring_points`: the same tuples added to the same sets in the same order) and the area
+    set as stock's `get_neighboring_rectangles()` sets it, without making the set of cells it makes and drops."""
+    if isinstance(self.polygon, MultiPolygon):
+        points = set()
+        for poly in self.polygon.geoms:
+            points.update(set(_ring_points(poly.exterior)))
+            for interior in poly.interiors:
+                points.update(set(_ring_points(interior)))
+    else:
+        points = set(_ring_points(self.polygon.exterior))
+        for interior in self.polygon.interiors:
+            points.update(set(_ring_points(interior)))
+    self.xs = [p[0] for p in points]
+    self.zs = [p[1] for p in points]
+    self.unique_xs = sorted(list(set(self.xs)))
+    self.unique_zs = sorted(list(set(self.zs)))
+    self.x_edges_map = self._set_x_edges_map(points)
+    self.z_edges_map = self._set_z_edges_map(points)
+    self.area = _found_cells(self)[2]
 
 
 def get_neighboring_rectangles(self: OrthogonalPolygon) -> set[Rect]:
