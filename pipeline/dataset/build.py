@@ -203,8 +203,12 @@ class RoomResult:
         file itself, to `spill` (`spill_path`), and sends back only where its batches lie: a default
         build's rows, about 1 MB a room, sent through a pipe held each worker about 4 ms a room and
         cost the main process about 1 ms. Without `spill` (a Dask worker, which need not see the
-        build's folder) the file's bytes are sent, and the main process writes them there."""
-        sink, batches, written = pa.BufferOutputStream() if spill is None else pa.OSFile(str(spill), "wb"), {}, 0
+        build's folder) the file's bytes are sent, and the main process writes them there. The file is
+        written through a buffer: written straight, a system call a column's buffer, it took a worker
+        2.2-2.7 ms of CPU a room, against 1.0-1.2 ms."""
+        sink = pa.BufferOutputStream() if spill is None else pa.output_stream(str(spill), compression=None,
+                                                                             buffer_size=SPILL_BUFFER_BYTES)
+        batches, written = {}, 0
         with pa.ipc.new_file(sink, self.texts.schema) as writer:
             for name in self.text_rows:
                 parts = self.table(name).to_batches()
@@ -221,6 +225,7 @@ class RoomResult:
 
 
 SPILLED = ".room-{}.tmp"  # a room's text rows waiting for their shard (`RoomResult.packed`, `SpilledRoom`)
+SPILL_BUFFER_BYTES = 1 << 20  # a room's file is written a MiB at a time: a default build's is about 1 MB
 
 
 def spill_path(out: Path, index: int) -> Path:

@@ -228,7 +228,7 @@ def test_rows_of_the_wrong_type_are_refused_and_real_rows_fit_the_exported_schem
         to_row(dataclasses.replace(item, hops=True))
     with pytest.raises(RoomspaceError, match="answer_set/1: expected str, got int"):
         to_row(dataclasses.replace(item, answer_set=(item.answer_set[0], 7)))
-    corner = item.objects[1].footprint[1]  # a tuple of tuples of numbers, in a record in a tuple: Arrow converts it whole
+    corner = item.objects[1].footprint[1]  # tuples of numbers in a record in a tuple: Arrow converts them whole
     bent = dataclasses.replace(item.objects[1], footprint=(item.objects[1].footprint[0], (corner[0], "x")))
     with pytest.raises(RoomspaceError, match="objects/1/footprint/1/1: expected float, got str 'x'"):
         to_row(dataclasses.replace(item, objects=(item.objects[0], bent, *item.objects[2:])))
