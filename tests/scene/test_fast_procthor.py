@@ -180,6 +180,16 @@ def test_polygon_attributes_are_stocks():
         assert polygon_attributes(fast) == polygon_attributes(stock)
 
 
+def test_rooms_are_coloured_as_stock_colours_them():
+    """No room, no colour (every one-room house); rooms with neighbours are left to stock's solver."""
+    import networkx as nx
+    from pipeline.scene.procthor.fast_procthor.layers import STOCK_FOUR_COLOR_GRAPH, four_color_graph
+
+    assert four_color_graph(nx.Graph()) == STOCK_FOUR_COLOR_GRAPH(nx.Graph()) == {}
+    rooms = nx.cycle_graph([-1, 2, 3, 4, 5])
+    assert four_color_graph(rooms) == STOCK_FOUR_COLOR_GRAPH(rooms) and len(four_color_graph(rooms)) == 5
+
+
 def test_unmade_rectangles_are_empty_once_every_one_is_removed():
     """Stock returns no rectangle from an empty set: read on the grid, removals counted, the set left unmade."""
     polygon = free_space(4, 3)

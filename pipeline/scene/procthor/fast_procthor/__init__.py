@@ -71,6 +71,9 @@ ones). Each item names the module of this package that holds it.
    in the placement annotations (a pandas row) for every object written to the house: read once
    per type; and `statistics.mean` of a placed object's corners (exact sums of fractions) as
    `math.fsum` gives the same number (`floor_assets.mean`, which says when).
+10. `layer.four_color_graph` (`layers`), which asks a new SAT solver to colour the graph of
+   neighbouring rooms for every house: a graph of no rooms, every one-room house's, is coloured
+   by nothing without it.
 """
 from __future__ import annotations
 
@@ -79,6 +82,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import procthor.databases as databases
+import procthor.generation.layer as layer
 import procthor.generation.objects as objects
 import procthor.generation.wall_objects as wall_objects
 from procthor.generation.asset_groups import AssetGroupGenerator
@@ -88,6 +92,7 @@ from pipeline.scene.procthor.fast_procthor.asset_groups import (asset_group_post
                                                               spawnable_asset_group_info)
 from pipeline.scene.procthor.fast_procthor.floor_assets import (SPAWNABLE_ASSET_GROUPS, SPAWNABLE_ASSETS, asset_dict,
                                                                 assets_dict, mean, procedural_room_init, sample_asset)
+from pipeline.scene.procthor.fast_procthor.layers import four_color_graph
 from pipeline.scene.procthor.fast_procthor.rectangles import (get_all_rectangles, get_neighboring_rectangles,
                                                      is_point_inside, join_neighboring_rectangles,
                                                      sample_anchor_location, sample_next_rectangle, set_attributes)
@@ -127,6 +132,7 @@ def installed() -> Iterator[None]:
         (Asset, "asset_dict", property(asset_dict)),
         (AssetGroup, "assets_dict", property(assets_dict)),
         (objects, "mean", mean),
+        (layer, "four_color_graph", four_color_graph),
     ]
     with contextlib.ExitStack() as stack:
         for owner, name, value in swaps:
