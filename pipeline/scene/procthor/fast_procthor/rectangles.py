@@ -30,13 +30,16 @@ def _pairs_sharing_an_edge(codes: list[np.ndarray], a: int, b: int) -> tuple[np.
     """
     x0, z0, x1, z1 = codes
     n = len(x0)
-    keys = np.concatenate([(x0 * a + x1) * b + z0, (x0 * a + x1) * b + z1,
-                           a * a * b + (z0 * b + z1) * a + x0, a * a * b + (z0 * b + z1) * a + x1])
+    x_interval, z_interval = (x0 * a + x1) * b, a * a * b + (z0 * b + z1) * a
+    keys = np.concatenate([x_interval + z0, x_interval + z1, z_interval + x0, z_interval + x1])
     by_key = np.argsort(keys)
     keys, owner = keys[by_key], by_key % n
-    starts = np.flatnonzero(np.diff(keys, prepend=-1))
-    lengths = np.diff(starts, append=len(keys))
-    starts, lengths = starts[lengths > 1], lengths[lengths > 1]
+    run_ends = np.ones(len(keys) + 1, dtype=bool)  # where a run of equal keys starts, and the end
+    np.not_equal(keys[1:], keys[:-1], out=run_ends[1:-1])
+    bounds = np.flatnonzero(run_ends)
+    starts, lengths = bounds[:-1], np.diff(bounds)
+    shared = lengths > 1
+    starts, lengths = starts[shared], lengths[shared]
     # every ordered pair of entries within one run of equal keys
     within = _offsets(lengths)
     member = np.repeat(starts, lengths) + within
@@ -103,8 +106,9 @@ def _joined(self: OrthogonalPolygon, rects: set[Rect], grid: Grid | None) -> tup
         grid = np.unique(corners[:, 0::2]), np.unique(corners[:, 1::2])
     xs, zs = grid
     a, b = len(xs), len(zs)
-    columns = list(corners.T.copy())
-    code_columns = [np.searchsorted(values, column) for values, column in zip((xs, zs, xs, zs), columns)]
+    columns = list(corners.T)
+    x_codes, z_codes = np.searchsorted(xs, corners[:, 0::2]), np.searchsorted(zs, corners[:, 1::2])
+    code_columns = [x_codes[:, 0], z_codes[:, 0], x_codes[:, 1], z_codes[:, 1]]
     rect1, rect2 = _pairs_sharing_an_edge(code_columns, a, b)
     x0, z0, x1, z1 = _merged_codes(code_columns, rect1, rect2)
     if a * a * b * b <= DENSE_RECTANGLES:
