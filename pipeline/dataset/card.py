@@ -362,7 +362,7 @@ class ConfigSize:
         return ConfigSize(self.download + other.download, self.arrow + other.arrow, self.rows + other.rows)
 
 
-Measured = Mapping[tuple[Path, str], ConfigSize]  # (file, configuration) -> `file_size`, already read
+Measured = Mapping[tuple[Path, str], ConfigSize]  # (file, configuration) -> its `file_size`, taken already
 
 
 def config_size(files: Sequence[Path], config: str | None = None, measured: Measured | None = None) -> ConfigSize:
@@ -566,8 +566,9 @@ def dataset_card(name: str, seed: int, rooms: Mapping[str, int], stats_by_split:
     """README.md of a build. `rooms` and `stats_by_split` per split (card order), the statistics per
     configuration; `files` are each configuration's Parquet files per split (for the byte sizes the
     header declares, those `measured` already not read again: `config_size`); `houses` is the training
-    splits' house check (pipeline.dataset.build.check_houses); `renderer` what rendered the images, where not the offline renderer (its settings in words);
-    `workers` the processes the audit may use (`audit_section`)."""
+    splits' house check (pipeline.dataset.build.check_houses); `renderer` what rendered the images, where
+    not the offline renderer (its settings in words); `workers` the processes the audit may use
+    (`audit_section`)."""
     stats_by_config = stats_by_split[DATASET_SPLIT]
     configs = list(stats_by_config)
     sizes = {c: {split: config_size(files[c][split], c, measured) for split in stats_by_split} for c in configs}
