@@ -32,8 +32,7 @@ ones). Each item names the module of this package that holds it.
    process. Only `get_spawnable_asset_group_info` calls them; it reads the database's keys only,
    and the `AssetGroupGenerator` it builds deep-copies its group's data before changing anything.
 4. `OrthogonalPolygon.get_neighboring_rectangles` (one `shapely.contains_xy` for all cells, asked
-   once per polygon), `_set_attributes` (each ring's points read at once, the area set without the
-   set of cells stock makes for it and drops) and
+   once per polygon) and
    `get_all_rectangles` (rounds of joins remembered per polygon, and none after the set holds
    every rectangle of whole inside cells, counted from the grid: stock's last round, which adds
    nothing), run on every change of a room's open polygon, and `ProceduralRoom.sample_next_rectangle`,
@@ -95,7 +94,7 @@ from pipeline.scene.procthor.fast_procthor.floor_assets import (SPAWNABLE_ASSET_
 from pipeline.scene.procthor.fast_procthor.layers import four_color_graph
 from pipeline.scene.procthor.fast_procthor.rectangles import (get_all_rectangles, get_neighboring_rectangles,
                                                      is_point_inside, join_neighboring_rectangles,
-                                                     sample_anchor_location, sample_next_rectangle, set_attributes)
+                                                     sample_anchor_location, sample_next_rectangle)
 from pipeline.scene.procthor.fast_procthor.walls import (add_paintings, add_televisions, add_windows, get_assets_df,
                                                          get_line_string_df_map, subtract_wall_assets)
 from pipeline.scene.procthor.patching import patched
@@ -111,7 +110,6 @@ def installed() -> Iterator[None]:
         (databases, "_get_asset_groups", lambda: read_once(read_asset_groups)),
         (databases, "_get_asset_database", lambda: read_once(read_asset_database)),
         (OrthogonalPolygon, "get_neighboring_rectangles", get_neighboring_rectangles),
-        (OrthogonalPolygon, "_set_attributes", set_attributes),
         (OrthogonalPolygon, "get_all_rectangles", get_all_rectangles),
         (AssetGroupGenerator, "__attrs_post_init__", asset_group_post_init),
         (ProceduralRoom, "spawnable_assets", SPAWNABLE_ASSETS),

@@ -11,7 +11,6 @@ import numpy as np
 import procthor.generation.objects as procthor_objects
 import shapely
 from procthor.generation.objects import OrthogonalPolygon, ProceduralRoom
-from shapely.geometry import MultiPolygon
 
 Rect = tuple[float, float, float, float]  # (x0, z0, x1, z1)
 STOCK_JOIN = OrthogonalPolygon._join_neighboring_rectangles
@@ -134,20 +133,15 @@ def _neighboring(self: OrthogonalPolygon) -> tuple[set[Rect], tuple[Rect, ...], 
     shapely geometry, immutable (`subtract` makes a new one, and the grid from it); the set is
     made afresh each time, as stock makes it.
     """
-    added, inside, area = _found_cells(self)
+    found = self.__dict__.get("_cells_inside")
+    if found is None or found[0] is not self.polygon:
+        found = self._cells_inside = (self.polygon, *_cells_inside(self))
+    _, added, inside, area = found
     out: set[Rect] = set()
     for cell in added:
         out.add(cell)
     self.area = area
     return out, added, inside
-
-
-def _found_cells(self: OrthogonalPolygon) -> tuple[tuple[Rect, ...], np.ndarray, float]:
-    """`_cells_inside` of the polygon, found once per shapely geometry (see `_neighboring`)."""
-    found = self.__dict__.get("_cells_inside")
-    if found is None or found[0] is not self.polygon:
-        found = self._cells_inside = (self.polygon, *_cells_inside(self))
-    return found[1:]
 
 
 def _cells_inside(self: OrthogonalPolygon) -> tuple[tuple[Rect, ...], np.ndarray, float]:
@@ -250,35 +244,6 @@ def sample_anchor_location(self: ProceduralRoom, rectangle: Rect) -> tuple:
     return (None, None, 4, "inMiddle")
 
 
-def _ring_points(ring) -> map:
-    """The points of a ring as iterating its `coords` gives them (a tuple of Python floats per row of its
-    coordinate array, in order), read at once."""
-    return map(tuple, np.asarray(ring.coords).tolist())
-
-
-def set_attributes(self: OrthogonalPolygon) -> None:
-    """`OrthogonalPolygon._set_attributes` (run on every `subtract`), stock line by line but for each ring's points
-    read at once (`_ring_points`: the same tuples added to the same sets in the same order) and the area
-    set as stock's `get_neighboring_rectangles()` sets it, without making the set of cells it makes and drops."""
-    if isinstance(self.polygon, MultiPolygon):
-        points = set()
-        for poly in self.polygon.geoms:
-            points.update(set(_ring_points(poly.exterior)))
-            for interior in poly.interiors:
-                points.update(set(_ring_points(interior)))
-    else:
-        points = set(_ring_points(self.polygon.exterior))
-        for interior in self.polygon.interiors:
-            points.update(set(_ring_points(interior)))
-    self.xs = [p[0] for p in points]
-    self.zs = [p[1] for p in points]
-    self.unique_xs = sorted(list(set(self.xs)))
-    self.unique_zs = sorted(list(set(self.zs)))
-    self.x_edges_map = self._set_x_edges_map(points)
-    self.z_edges_map = self._set_z_edges_map(points)
-    self.area = _found_cells(self)[2]
-
-
 def get_neighboring_rectangles(self: OrthogonalPolygon) -> set[Rect]:
     """`OrthogonalPolygon.get_neighboring_rectangles` with one `shapely.contains_xy` over all cell midpoints.
 
@@ -364,13 +329,6 @@ class UnmadeRectangles:
     def __len__(self) -> int:
         return len(self.made())
 
-    def is_empty(self) -> bool:
-        """Whether the set, removed ones left out, holds no rectangle, read on the grid while it is unmade: every
-        inside cell is a rectangle of it, and the removed ones are distinct rectangles of it."""
-        if self._made is not None:
-            return not self._made
-        return not self.inside.any() if not self.removed else _grid_rectangles(self.inside) == len(self.removed)
-
     def remove(self, rect: Rect) -> None:
         if self._made is not None:
             self._made.remove(rect)
@@ -416,61 +374,35 @@ class UnmadeRectangles:
         return self.xs[x0[i]], self.zs[z0[k]], self.xs[x1[i]], self.zs[z1[k]]
 
 
+def _next_random() -> float:
+    """What the next `random.random()` will give, without drawing it."""
+    state = random.getstate()
+    value = random.random()
+    random.setstate(state)
+    return value
+
+
 def sample_next_rectangle(self: ProceduralRoom, choose_largest_rectangle: bool = False,
                           cache_rectangles: bool = False) -> Rect | None:
     """`ProceduralRoom.sample_next_rectangle`, the largest rectangle found on the grid when one alone is largest.
 
     Stock makes every rectangle of the open polygon (or, cached, takes the set it kept, less the
-    rectangles removed since), keeps the set as `last_rectangles`, returns None if it is empty,
-    and then returns the first of largest area in the set's order when asked to (the agent's
-    pose) or when its draw `random.random() < P_LARGEST_RECTANGLE` says so (four times in five),
-    else one drawn by area. Here the set is `UnmadeRectangles`, made only if used: its emptiness and,
-    when one rectangle alone has the largest area, that rectangle are read on the grid, where the
-    set's order does not matter. Otherwise the set is made (the open polygon's, as stock makes it)
-    and stock's own steps pick from it, after stock's draw, made once (`_first_largest`,
-    `_drawn_by_area`). A kept set already made is left to stock.
+    rectangles removed since), keeps the set as `last_rectangles`, and returns the first of
+    largest area in the set's order when asked to (the agent's pose) or when its draw
+    `random.random() < P_LARGEST_RECTANGLE` says so (four times in five), else one drawn by area.
+    When the largest is asked for or will be drawn (the draw is looked at before it is made) and
+    one rectangle alone has the largest area, the set's order does not matter: it is found on the
+    grid, stock's draw is made, and what is kept is `UnmadeRectangles`, the set made only if used.
+    Otherwise stock runs (on the kept rectangles, made then, when cached).
     """
     kept = self.last_rectangles if cache_rectangles else None
-    if cache_rectangles and not (isinstance(kept, UnmadeRectangles) and not kept.is_made()):
-        return STOCK_SAMPLE_NEXT_RECTANGLE(self, choose_largest_rectangle, cache_rectangles)
-    rectangles = kept if cache_rectangles else UnmadeRectangles(self.open_polygon, _neighboring(self.open_polygon)[2])
-    self.last_rectangles = rectangles
-    if rectangles.is_empty():
-        return None
-    largest_asked = choose_largest_rectangle or random.random() < procthor_objects.P_LARGEST_RECTANGLE
-    largest = rectangles.largest() if largest_asked else None
-    if largest is not None:
-        return largest
-    if not cache_rectangles:  # the set as stock makes it, from the open polygon (its cells found once)
-        rectangles = self.last_rectangles = self.open_polygon.get_all_rectangles()
-    return _first_largest(rectangles) if largest_asked else _drawn_by_area(rectangles)
-
-
-def _first_largest(rectangles) -> Rect | None:
-    """Stock's largest pick: the first rectangle of largest area in the set's order."""
-    max_area = 0
-    out: Rect | None = None
-    for rect in rectangles:
-        x0, z0, x1, z1 = rect
-        area = (x1 - x0) * (z1 - z0)
-        if area > max_area:
-            max_area = area
-            out = rect
-    return out
-
-
-def _drawn_by_area(rectangles) -> Rect | None:
-    """Stock's pick by area: one of the rectangles with no side under MIN_RECTANGLE_SIDE_SIZE, in the set's order,
-    drawn by `random.choices` weighted by their areas."""
-    population, weights = [], []
-    for rect in list(rectangles):
-        x0, z0, x1, z1 = rect
-        xdist = x1 - x0
-        zdist = z1 - z0
-        if xdist < procthor_objects.MIN_RECTANGLE_SIDE_SIZE or zdist < procthor_objects.MIN_RECTANGLE_SIDE_SIZE:
-            continue
-        weights.append(xdist * zdist)
-        population.append(rect)
-    if not weights:
-        return None
-    return random.choices(population=population, weights=weights, k=1)[0]
+    grid_known = not cache_rectangles or (isinstance(kept, UnmadeRectangles) and not kept.is_made())
+    if grid_known and (choose_largest_rectangle or _next_random() < procthor_objects.P_LARGEST_RECTANGLE):
+        rectangles = kept if cache_rectangles else UnmadeRectangles(self.open_polygon, _neighboring(self.open_polygon)[2])
+        largest = rectangles.largest()
+        if largest is not None:
+            if not choose_largest_rectangle:
+                random.random()  # stock's draw, as looked at
+            self.last_rectangles = rectangles
+            return largest
+    return STOCK_SAMPLE_NEXT_RECTANGLE(self, choose_largest_rectangle, cache_rectangles)
